@@ -1,0 +1,90 @@
+// Plain configuration structs for the network model, with the defaults of the built-in
+// machine. They are filled from TOML in exactly one place (config/); nothing here knows TOML.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mgen/simcore/units.hpp"
+
+namespace mgen::net {
+
+using simcore::Bandwidth;
+using simcore::Bytes;
+using simcore::Time;
+
+// A semantic error in a configuration, naming the dotted key it concerns so the config layer
+// can point at the file and line where that key was written.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string key, const std::string& message) : std::runtime_error(message), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+struct TopologyConfig {
+  // "torus", "mesh", "fattree" or "crossbar" (see `mgen info` for the registry).
+  std::string kind = "torus";
+
+  // torus / mesh: routers per dimension (1 to 6 dimensions).
+  std::vector<uint32_t> dims{8, 8, 8};
+  // Parallel links per direction in each dimension (Gemini: 2 in X and Z, 1 in Y). Empty = 1.
+  std::vector<uint32_t> channels;
+  // Bandwidth of one router-to-router link, per dimension (one value = every dimension).
+  std::vector<Bandwidth> link_bandwidth{Bandwidth::gigabytes_per_second(10)};
+  Time link_latency = Time::ns(20);
+  // Nodes attached to each router (Gemini: 2).
+  uint32_t nodes_per_router = 1;
+
+  // fattree: an extended generalized fat tree XGFT(h; m_1..m_h; 1, w_2..w_h).
+  // down[l-1] = children per switch at level l; up[l-1] = parents of each level-l switch
+  // (length h-1). A k-ary n-tree is down = [k]*n, up = [k]*(n-1).
+  std::vector<uint32_t> down;
+  std::vector<uint32_t> up;
+  // crossbar: the number of nodes on the single switch.
+  uint32_t crossbar_nodes = 0;
+};
+
+struct RouterConfig {
+  // A name from the routing registry valid for the topology ("dor", "hashed", "adaptive",
+  // "dmodk", "random", "adaptive_up"); empty = the topology's default.
+  std::string routing;
+  uint32_t vcs = 2;                 // virtual channels per input port
+  Bytes vc_buffer = Bytes(16384);   // buffer per virtual channel
+  Time routing_delay = Time::ns(4);
+  Time vc_alloc_delay = Time::ns(4);
+  Time switch_alloc_delay = Time::ns(4);
+  Time switch_delay = Time::ns(20);  // switch traversal
+  Bandwidth switch_bandwidth = Bandwidth::gigabytes_per_second(20);  // per crossbar port
+  std::string arbitration = "round_robin";  // or "age"
+  // Dateline virtual channels on tori. Turning them off makes dimension-order routing on a
+  // torus deadlock-prone; it exists to demonstrate exactly that, never for real studies.
+  bool dateline = true;
+};
+
+struct NicConfig {
+  uint32_t nics_per_node = 1;
+  Bandwidth link_bandwidth = Bandwidth::gigabytes_per_second(10);  // NIC <-> router link
+  Time link_latency = Time::ns(50);
+  Bandwidth dma_bandwidth = Bandwidth::gigabytes_per_second(20);   // host memory <-> NIC, each way
+  Time dma_latency = Time::zero();
+  Bytes packet_payload = Bytes(2048);
+  Bytes packet_header = Bytes(32);
+  Bytes rx_buffer = Bytes(65536);  // ejection buffer, freed as packets are written to memory
+};
+
+struct NetworkConfig {
+  std::string backend = "packet";  // "packet" or "analytic"
+  TopologyConfig topology;
+  RouterConfig router;
+  NicConfig nic;
+};
+
+// Checks values that no topology builder could make sense of; throws ConfigError.
+void validate(const NetworkConfig& config);
+
+}  // namespace mgen::net

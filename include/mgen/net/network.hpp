@@ -1,0 +1,93 @@
+// The one narrow contract between the layers above (libmgen, the traffic generator) and the
+// network: inject a message of N bytes from one endpoint to another at the engine's current
+// time; be told when its last packet has left the sender and when it has fully arrived in the
+// receiver's memory. Two backends implement it: the packet-level virtual-cut-through model and
+// the analytic zero-load model (its oracle).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mgen/net/config.hpp"
+#include "mgen/net/routing.hpp"
+#include "mgen/net/topology.hpp"
+#include "mgen/simcore/engine.hpp"
+
+namespace mgen::net {
+
+class PacketNetwork;
+class AnalyticNetwork;
+
+// Event kinds [kNetworkKindBegin, kNetworkKindEnd) belong to the network.
+inline constexpr uint16_t kNetworkKindBegin = 1;
+inline constexpr uint16_t kNetworkKindEnd = 32;
+
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  // The last packet of the message has left the source NIC (the send buffer is reusable).
+  virtual void on_message_sent(uint64_t cookie, Time t) = 0;
+  // Every byte of the message is in the destination's memory.
+  virtual void on_message_delivered(uint64_t cookie, Time t) = 0;
+};
+
+struct LinkStats {
+  uint64_t bytes = 0;    // wire bytes, headers included
+  uint64_t packets = 0;
+  Time busy;             // sum over packets of (tail departure - head departure)
+};
+
+struct NetworkTotals {
+  uint64_t messages_injected = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t packets = 0;
+  uint64_t packet_hops = 0;  // router-to-router and router-to-NIC link traversals
+  uint64_t payload_bytes = 0;
+  Time latency_sum;          // message injection to delivery
+  Time latency_max;
+};
+
+// A named link for reports: router output ports and NIC injection links.
+struct LinkInfo {
+  std::string name;
+  LinkStats stats;
+  Bandwidth bandwidth;
+};
+
+class NetworkModel {
+ public:
+  NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink);
+  ~NetworkModel();
+  NetworkModel(const NetworkModel&) = delete;
+  NetworkModel& operator=(const NetworkModel&) = delete;
+
+  static constexpr bool owns(uint16_t kind) { return kind >= kNetworkKindBegin && kind < kNetworkKindEnd; }
+
+  // Injects at engine.now(). A message of 0 bytes still sends one header-only packet.
+  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);
+  void dispatch(const simcore::Event& e);
+
+  const Topology& topology() const { return topology_; }
+  const Routing& routing() const { return routing_; }
+  const NetworkConfig& config() const { return config_; }
+  const char* backend_name() const;
+
+  NetworkTotals totals() const;
+  // Every link that carried traffic or exists: router output ports, then NIC injection links.
+  std::vector<LinkInfo> links() const;
+  // Packets buffered in routers or NICs (non-zero once the engine is idle means deadlock).
+  uint64_t packets_in_flight() const;
+  // A readable account of where undelivered packets are stuck (at most `limit` lines).
+  std::string describe_stuck(size_t limit = 20) const;
+
+ private:
+  NetworkConfig config_;
+  Topology topology_;
+  Routing routing_;
+  std::unique_ptr<PacketNetwork> packet_;
+  std::unique_ptr<AnalyticNetwork> analytic_;
+};
+
+}  // namespace mgen::net

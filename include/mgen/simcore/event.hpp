@@ -1,0 +1,27 @@
+// The engine's event: a small value with a total order.
+#pragma once
+
+#include <cstdint>
+
+#include "mgen/simcore/units.hpp"
+
+namespace mgen::simcore {
+
+// Which component an event is for (a router, a NIC, a traffic source...). The meaning of
+// `target`, `port` and `data` belongs to whoever owns the event's `kind`; the engine only orders.
+struct Event {
+  Time time;
+  uint64_t seq = 0;  // insertion order, breaks ties between equal times
+  uint32_t target = 0;
+  uint16_t kind = 0;
+  uint16_t port = 0;
+  uint64_t data = 0;
+};
+static_assert(sizeof(Event) == 32, "events must stay small values");
+
+// Strict total order: time first, then insertion sequence. Two events never compare equal.
+constexpr bool before(const Event& a, const Event& b) {
+  return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+}
+
+}  // namespace mgen::simcore

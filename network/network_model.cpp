@@ -1,0 +1,114 @@
+#include <fmt/format.h>
+
+#include "analytic_network.hpp"
+#include "mgen/net/network.hpp"
+#include "packet_network.hpp"
+
+namespace mgen::net {
+
+static_assert(uint16_t{kPacketKindEnd} <= uint16_t{kAnalyticSent}, "network event kinds overlap");
+static_assert(kAnalyticKindEnd <= kNetworkKindEnd, "network event kinds overflow their range");
+
+void validate(const NetworkConfig& c) {
+  if (c.backend != "packet" && c.backend != "analytic") {
+    throw ConfigError("network.backend", fmt::format("unknown backend '{}' (known: packet, analytic)", c.backend));
+  }
+  auto positive = [](Bandwidth bw, const char* key) {
+    if (bw.is_zero()) throw ConfigError(key, "bandwidth must be greater than zero");
+  };
+  for (Bandwidth bw : c.topology.link_bandwidth) positive(bw, "topology.link_bandwidth");
+  positive(c.nic.link_bandwidth, "nic.link_bandwidth");
+  positive(c.nic.dma_bandwidth, "nic.dma_bandwidth");
+  positive(c.router.switch_bandwidth, "router.switch_bandwidth");
+  if (c.nic.nics_per_node < 1 || c.nic.nics_per_node > 64) {
+    throw ConfigError("nic.nics_per_node", fmt::format("{} NICs per node; 1 to 64 allowed", c.nic.nics_per_node));
+  }
+  if (c.nic.packet_payload.count() < 1 || c.nic.packet_payload.count() > (1u << 24)) {
+    throw ConfigError("nic.packet_payload", "packet payload must be between 1 byte and 16 MiB");
+  }
+  if (c.nic.packet_header.count() > (1u << 20)) throw ConfigError("nic.packet_header", "packet header above 1 MiB");
+  const uint64_t packet = c.nic.packet_payload.count() + c.nic.packet_header.count();
+  if (c.router.vc_buffer.count() < packet || c.router.vc_buffer.count() > (1u << 30)) {
+    throw ConfigError("router.vc_buffer", fmt::format("a VC buffer of {} B cannot hold a whole {} B packet (virtual "
+                                                      "cut-through needs at least one)",
+                                                      c.router.vc_buffer.count(), packet));
+  }
+  if (c.nic.rx_buffer.count() < packet || c.nic.rx_buffer.count() > (1u << 30)) {
+    throw ConfigError("nic.rx_buffer", fmt::format("a receive buffer of {} B cannot hold a whole {} B packet",
+                                                   c.nic.rx_buffer.count(), packet));
+  }
+  if (c.router.arbitration != "round_robin" && c.router.arbitration != "age") {
+    throw ConfigError("router.arbitration",
+                      fmt::format("unknown arbitration '{}' (known: round_robin, age)", c.router.arbitration));
+  }
+}
+
+NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink)
+    : config_(config), topology_(Topology::build(config)), routing_(topology_, config.router) {
+  if (config.backend == "analytic") {
+    analytic_ = std::make_unique<AnalyticNetwork>(engine, config_, topology_, routing_, sink);
+  } else {
+    packet_ = std::make_unique<PacketNetwork>(engine, config_, topology_, routing_, sink);
+  }
+}
+
+NetworkModel::~NetworkModel() = default;
+
+const char* NetworkModel::backend_name() const { return packet_ ? "packet" : "analytic"; }
+
+void NetworkModel::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
+  if (packet_) {
+    packet_->inject(src, dst, size, cookie);
+  } else {
+    analytic_->inject(src, dst, size, cookie);
+  }
+}
+
+void NetworkModel::dispatch(const simcore::Event& e) {
+  if (e.kind < kPacketKindEnd) {
+    packet_->dispatch(e);
+  } else {
+    analytic_->dispatch(e);
+  }
+}
+
+NetworkTotals NetworkModel::totals() const { return packet_ ? packet_->totals() : analytic_->totals(); }
+
+uint64_t NetworkModel::packets_in_flight() const {
+  return packet_ ? packet_->packets_in_flight() : analytic_->messages_in_flight();
+}
+
+std::string NetworkModel::describe_stuck(size_t limit) const { return packet_ ? packet_->describe_stuck(limit) : ""; }
+
+std::vector<LinkInfo> NetworkModel::links() const {
+  const auto& stats = packet_ ? packet_->router_link_stats() : analytic_->router_link_stats();
+  std::vector<LinkInfo> out;
+  out.reserve(stats.size() + topology_.endpoints());
+  static const char* kDimNames = "XYZUVW";
+  for (RouterId r = 0; r < topology_.routers(); ++r) {
+    for (uint32_t p = 0; p < topology_.ports(r); ++p) {
+      const PortLink& l = topology_.link(r, p);
+      if (l.kind == PeerKind::kUnconnected) continue;
+      std::string name;
+      if (l.kind == PeerKind::kEndpoint) {
+        name = fmt::format("router {} -> nic {}", r, l.peer);
+      } else if (topology_.kind() == TopologyKind::kTorus || topology_.kind() == TopologyKind::kMesh) {
+        name = fmt::format("router {} {}{}{} -> router {}", r, l.dir ? '-' : '+', kDimNames[l.dim],
+                           topology_.channels()[l.dim] > 1 ? fmt::format(".{}", l.channel) : "", l.peer);
+      } else {
+        name = fmt::format("router {} {} -> router {}", r, l.dim ? "up" : "down", l.peer);
+      }
+      out.push_back(LinkInfo{std::move(name), stats[topology_.port_base(r) + p], l.bandwidth});
+    }
+  }
+  if (packet_) {
+    const auto& nic = packet_->nic_link_stats();
+    for (EndpointId e = 0; e < topology_.endpoints(); ++e) {
+      out.push_back(LinkInfo{fmt::format("nic {} -> router {}", e, topology_.endpoint_router(e)), nic[e],
+                             topology_.endpoint_bandwidth()});
+    }
+  }
+  return out;
+}
+
+}  // namespace mgen::net

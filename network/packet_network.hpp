@@ -1,0 +1,144 @@
+// Packet-level model: input-queued virtual-cut-through routers with credit flow control.
+//
+// Timing (docs/network-model.md has the derivation). For a packet of `w` wire bytes granted an
+// output at time h (its head departs), with output link bandwidth B, crossbar bandwidth B_sw,
+// and its tail due in the input buffer at time T_in:
+//     tail departure   E = max(h + w/B, h + w/B_sw, T_in + t_st)
+//     downstream head  ready for allocation at h + L + t_rc + t_va + t_sa + t_st
+//     downstream tail  T_in' = E + L
+// Header and tail times are exact for a cut-through pipeline without simulating flits: the tail
+// can leave no earlier than it arrived plus the switch traversal, and no earlier than the link
+// (or crossbar) can serialise the packet behind its head.
+//
+// Flow control: an output may send to a downstream VC only if that VC has credit for the whole
+// packet (virtual cut-through); the credit comes back over the link when the packet's tail has
+// left the downstream buffer. Fairness: round-robin over input VCs, or oldest packet first.
+// Idle routers schedule nothing: an output is re-examined only when a packet asks for it, a
+// credit returns, or a wake-up was set for the moment its link or a requesting input frees.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mgen/net/network.hpp"
+
+namespace mgen::net {
+
+enum PacketEventKind : uint16_t {
+  kHeadReady = kNetworkKindBegin,  // target router, port = input port, data = packet | vc << 32
+  kRouterWake,                     // target router, port = output port
+  kCredit,                         // target router, port = output port, data = vc | bytes << 8
+  kNicCredit,                      // target endpoint, data = vc | bytes << 8
+  kNicWake,                        // target endpoint
+  kNicArrive,                      // target endpoint, data = packet (its head reaches the NIC)
+  kMsgSent,                        // target source endpoint, data = message
+  kMsgDelivered,                   // target destination endpoint, data = message
+  kPacketKindEnd,
+};
+
+class PacketNetwork {
+ public:
+  PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
+                const Routing& routing, MessageSink& sink);
+
+  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);
+  void dispatch(const simcore::Event& e);
+
+  const NetworkTotals& totals() const { return totals_; }
+  const std::vector<LinkStats>& router_link_stats() const { return link_stats_; }
+  const std::vector<LinkStats>& nic_link_stats() const { return nic_stats_; }
+  uint64_t packets_in_flight() const { return live_packets_; }
+  std::string describe_stuck(size_t limit) const;
+
+ private:
+  struct Packet {
+    Time tail;      // when the tail is (or will be) in the buffer the packet occupies
+    Time born;      // age arbitration: when it would have left an idle source NIC
+    uint32_t msg = 0;
+    uint32_t next = kNoId;  // FIFO link within an input VC, or free-list link
+    EndpointId dst = 0;
+    uint32_t hash = 0;
+    uint32_t wire = 0;
+    uint32_t payload = 0;
+    uint16_t out_port = 0;  // route chosen when the packet became head of its VC
+    uint8_t vc_lo = 0, vc_hi = 1;
+    uint8_t vc = 0;
+    RouteState state;
+  };
+  struct Message {
+    uint64_t cookie = 0;
+    uint64_t remaining = 0;  // bytes not yet packetised
+    Time posted;
+    EndpointId src = 0, dst = 0;
+    uint32_t packets = 0, sent = 0, received = 0;
+    uint32_t seq = 0;
+    uint32_t next = kNoId;  // NIC round-robin ring, or free-list link
+    bool sent_done = false, delivered = false;
+  };
+  struct Nic {
+    Time link_busy, dma_free, rx_dma_free;
+    Time wake_at = Time::max();
+    uint32_t ring_head = kNoId, ring_tail = kNoId;
+  };
+
+  // routers
+  void on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc);
+  void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
+  void try_output(RouterId r, uint32_t out_port);
+  void grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc);
+  void wake(RouterId r, uint32_t out_port, Time t);
+  void request(uint32_t out_gp, uint32_t iv);
+  void unrequest(uint32_t out_gp, uint32_t iv);
+  int pick_vc(const int32_t* credits, const Packet& p) const;
+  // nics
+  void try_inject(EndpointId e);
+  void nic_wake(EndpointId e, Time t);
+  void on_nic_arrive(EndpointId e, uint32_t pk);
+  void finish(uint32_t m);
+
+  uint32_t alloc_packet();
+  void free_packet(uint32_t pk);
+  uint32_t alloc_message();
+
+  simcore::Engine& engine_;
+  const Topology& topo_;
+  const Routing& routing_;
+  MessageSink& sink_;
+  uint32_t vcs_;
+  Time t_head_;  // routing + VC allocation + switch allocation + switch traversal
+  Time t_tail_;  // switch traversal: what the tail pays after it arrives
+  Bandwidth switch_bw_;
+  Bandwidth dma_bw_;
+  Time dma_latency_;
+  uint64_t payload_max_;
+  uint32_t header_;
+  bool age_arbitration_;
+  Route injection_;
+  Time full_packet_time_;  // a full packet on the NIC link
+
+  // Per global port (router port_base + port) and per input VC (global port * vcs + vc).
+  std::vector<uint32_t> fifo_head_, fifo_tail_;
+  std::vector<uint32_t> req_next_, req_prev_;  // per input VC: its place in an output's request list
+  std::vector<Time> in_busy_;
+  std::vector<Time> out_busy_, out_wake_;
+  std::vector<int32_t> credits_;       // per output VC: free bytes in the downstream buffer
+  std::vector<uint32_t> req_head_;     // per output: first requesting input VC
+  std::vector<uint32_t> rr_;           // per output: last granted input VC slot (router-local)
+  std::vector<LinkStats> link_stats_;  // per output port
+
+  std::vector<Nic> nics_;
+  std::vector<int32_t> nic_credits_;   // per endpoint * vcs: credit at the first router's input
+  std::vector<LinkStats> nic_stats_;
+
+  std::vector<Packet> packets_;
+  uint32_t free_packets_ = kNoId;
+  uint64_t live_packets_ = 0;
+  std::vector<Message> messages_;
+  uint32_t free_messages_ = kNoId;
+  uint32_t message_seq_ = 0;
+  std::vector<uint32_t> scratch_;
+  NetworkTotals totals_;
+};
+
+}  // namespace mgen::net

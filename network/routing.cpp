@@ -1,0 +1,215 @@
+#include "mgen/net/routing.hpp"
+
+#include <fmt/format.h>
+
+namespace mgen::net {
+namespace {
+
+bool is_cube(TopologyKind k) { return k == TopologyKind::kTorus || k == TopologyKind::kMesh; }
+
+// splitmix64 finalizer: spreads packet hashes over ports without any state.
+uint32_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<uint32_t>(x ^ (x >> 31));
+}
+
+}  // namespace
+
+const std::vector<RoutingEntry>& routing_registry() {
+  static const std::vector<RoutingEntry> table = {
+      {"dor", "dimension-order (X, then Y, ...), shortest direction, dateline VCs on tori; link fixed per destination",
+       RoutingAlgo::kDor, true, false},
+      {"hashed", "dimension-order with the parallel link and tie direction chosen by a per-packet hash (Gemini hashed)",
+       RoutingAlgo::kHashed, true, false},
+      {"adaptive", "minimal adaptive over all productive directions, falling back to a DOR escape VC (Duato)",
+       RoutingAlgo::kAdaptive, true, false},
+      {"dmodk", "fat tree: up port = (destination / stride) mod k, then deterministic down (InfiniBand)",
+       RoutingAlgo::kDmodk, false, true},
+      {"random", "fat tree: up port chosen by a per-packet hash", RoutingAlgo::kRandom, false, true},
+      {"adaptive_up", "fat tree: up port with the most free credit, ties to d-mod-k", RoutingAlgo::kAdaptiveUp, false,
+       true},
+  };
+  return table;
+}
+
+Routing::Routing(const Topology& topology, const RouterConfig& config)
+    : topo_(&topology), vcs_(config.vcs), dateline_(config.dateline) {
+  const bool cube = is_cube(topology.kind());
+  std::string name = config.routing.empty() ? (cube ? "dor" : "dmodk") : config.routing;
+  const RoutingEntry* entry = nullptr;
+  std::string valid;
+  for (const RoutingEntry& e : routing_registry()) {
+    if (cube ? e.for_cube : e.for_tree) valid += std::string(valid.empty() ? "" : ", ") + e.name;
+    if (name == e.name) entry = &e;
+  }
+  if (entry == nullptr || !(cube ? entry->for_cube : entry->for_tree)) {
+    throw ConfigError("router.routing", fmt::format("routing '{}' does not apply to a {} (valid: {})", name,
+                                                    topology.kind_name(), valid));
+  }
+  algo_ = entry->algo;
+  if (vcs_ < 1 || vcs_ > 64) throw ConfigError("router.vcs", fmt::format("{} virtual channels; 1 to 64 allowed", vcs_));
+  const bool torus = topology.kind() == TopologyKind::kTorus && dateline_;
+  if (algo_ == RoutingAlgo::kAdaptive) {
+    escape_vcs_ = torus ? 2 : 1;
+    if (vcs_ <= escape_vcs_) {
+      throw ConfigError("router.vcs", fmt::format("adaptive routing on a {} needs at least {} VCs ({} escape + 1 "
+                                                  "adaptive), got {}",
+                                                  topology.kind_name(), escape_vcs_ + 1, escape_vcs_, vcs_));
+    }
+  } else if (torus && vcs_ < 2 && cube) {
+    throw ConfigError("router.vcs", fmt::format("dimension-order routing on a torus needs 2 VCs (dateline classes), "
+                                                "got {}",
+                                                vcs_));
+  }
+}
+
+const char* Routing::name() const {
+  for (const RoutingEntry& e : routing_registry()) {
+    if (e.algo == algo_) return e.name;
+  }
+  return "?";
+}
+
+Route Routing::injection_vcs() const {
+  if (algo_ == RoutingAlgo::kAdaptive) return {0, static_cast<uint8_t>(escape_vcs_), static_cast<uint8_t>(vcs_)};
+  const bool torus = topo_->kind() == TopologyKind::kTorus && dateline_;
+  if (torus) return {0, 0, static_cast<uint8_t>(vcs_ / 2)};
+  return {0, 0, static_cast<uint8_t>(vcs_)};
+}
+
+Route Routing::route(RouterId r, EndpointId dst, uint32_t hash, RouteState& state, const int32_t* free_credits,
+                     uint32_t wire_bytes) const {
+  if (topo_->endpoint_router(dst) == r) return {topo_->endpoint_port(dst), 0, 1};
+  if (is_cube(topo_->kind())) return route_cube(r, dst, hash, state, free_credits, wire_bytes);
+  return route_tree(r, dst, hash, free_credits);
+}
+
+Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
+                               bool hashed) const {
+  const Topology& t = *topo_;
+  const bool torus = t.kind() == TopologyKind::kTorus;
+  for (uint32_t d = 0; d < t.dims().size(); ++d) {
+    const uint32_t c = t.coord(r, d);
+    const uint32_t tc = t.coord(target, d);
+    if (c == tc) continue;
+    const uint32_t k = t.dims()[d];
+    uint32_t dir;
+    if (!torus) {
+      dir = tc > c ? 0 : 1;
+    } else {
+      const uint32_t delta = (tc + k - c) % k;
+      if (2 * delta < k) {
+        dir = 0;
+      } else if (2 * delta > k) {
+        dir = 1;
+      } else {
+        dir = hashed ? (hash >> (d + 3)) & 1u : 0;  // both ways are minimal
+      }
+    }
+    const uint32_t channels = t.channels()[d];
+    const uint32_t ch = channels == 1 ? 0 : (hashed ? (hash >> 10) % channels : dst % channels);
+    const uint32_t port = t.torus_port(d, dir, ch);
+    if (state.dim != d) state.crossed = 0;
+    state.dim = static_cast<uint8_t>(d);
+    if (torus && dateline_ && t.link(r, port).dateline) state.crossed = 1;
+    Route out{static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
+    if (algo_ == RoutingAlgo::kAdaptive) {
+      // Escape network: one VC per dateline class.
+      out.vc_lo = torus && dateline_ ? state.crossed : 0;
+      out.vc_hi = out.vc_lo + 1;
+    } else if (torus && dateline_) {
+      const uint8_t half = static_cast<uint8_t>(vcs_ / 2);
+      out.vc_lo = state.crossed ? half : 0;
+      out.vc_hi = state.crossed ? static_cast<uint8_t>(vcs_) : half;
+    }
+    return out;
+  }
+  return {t.endpoint_port(dst), 0, 1};
+}
+
+Route Routing::route_cube(RouterId r, EndpointId dst, uint32_t hash, RouteState& state, const int32_t* free_credits,
+                          uint32_t wire_bytes) const {
+  const Topology& t = *topo_;
+  const RouterId target = t.endpoint_router(dst);
+  if (algo_ != RoutingAlgo::kAdaptive || state.escape || free_credits == nullptr) {
+    return dimension_order(r, target, dst, hash, state, algo_ == RoutingAlgo::kHashed);
+  }
+  // Minimal adaptive: every productive (dimension, direction, channel); the one with the most
+  // free adaptive-VC credit wins, ties to dimension order. No adaptive VC able to take the
+  // whole packet anywhere -> escape network for the rest of the route.
+  const bool torus = t.kind() == TopologyKind::kTorus;
+  int64_t best_free = -1;
+  Route best{};
+  for (uint32_t d = 0; d < t.dims().size(); ++d) {
+    const uint32_t c = t.coord(r, d);
+    const uint32_t tc = t.coord(target, d);
+    if (c == tc) continue;
+    const uint32_t k = t.dims()[d];
+    bool dirs[2] = {false, false};
+    if (!torus) {
+      dirs[tc > c ? 0 : 1] = true;
+    } else {
+      const uint32_t delta = (tc + k - c) % k;
+      dirs[0] = 2 * delta <= k;
+      dirs[1] = 2 * delta >= k;
+    }
+    for (uint32_t dir = 0; dir < 2; ++dir) {
+      if (!dirs[dir]) continue;
+      for (uint32_t ch = 0; ch < t.channels()[d]; ++ch) {
+        const uint32_t port = t.torus_port(d, dir, ch);
+        int64_t total = 0;
+        bool fits = false;
+        for (uint32_t v = escape_vcs_; v < vcs_; ++v) {
+          const int32_t f = free_credits[port * vcs_ + v];
+          total += f;
+          fits = fits || f >= static_cast<int32_t>(wire_bytes);
+        }
+        if (fits && total > best_free) {
+          best_free = total;
+          best = Route{static_cast<uint16_t>(port), static_cast<uint8_t>(escape_vcs_), static_cast<uint8_t>(vcs_)};
+        }
+      }
+    }
+  }
+  if (best_free < 0) {
+    state.escape = 1;
+    return dimension_order(r, target, dst, hash, state, false);
+  }
+  state.dim = 0xff;  // adaptive hops do not count towards a dateline
+  state.crossed = 0;
+  return best;
+}
+
+Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32_t* free_credits) const {
+  const Topology& t = *topo_;
+  const NodeId n = t.node_of(dst);
+  const uint32_t l = t.level_of(r);
+  if (n / t.nodes_below(l) == t.subtree_of(r)) {
+    // Down: the digit of the destination at this level. (Level 1 is handled by route().)
+    const uint32_t port = (n / t.nodes_below(l - 1)) % t.down_count(l);
+    return {static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
+  }
+  const uint32_t ups = t.up_count(l);
+  const uint32_t dmodk = (n / t.up_stride(l)) % ups;
+  uint32_t j = dmodk;
+  if (algo_ == RoutingAlgo::kRandom) {
+    j = mix((uint64_t{hash} << 32) ^ r) % ups;
+  } else if (algo_ == RoutingAlgo::kAdaptiveUp && free_credits != nullptr) {
+    int64_t best = -1;
+    for (uint32_t i = 0; i < ups; ++i) {
+      const uint32_t cand = (dmodk + i) % ups;
+      const uint32_t port = t.down_ports(l) + cand;
+      int64_t total = 0;
+      for (uint32_t v = 0; v < vcs_; ++v) total += free_credits[port * vcs_ + v];
+      if (total > best) {
+        best = total;
+        j = cand;
+      }
+    }
+  }
+  return {static_cast<uint16_t>(t.down_ports(l) + j), 0, static_cast<uint8_t>(vcs_)};
+}
+
+}  // namespace mgen::net

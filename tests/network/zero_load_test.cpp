@@ -1,0 +1,172 @@
+// Zero-load timing against closed forms (docs/network-model.md) and against the analytic backend.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "harness.hpp"
+
+using namespace mgen::test;
+using mgen::simcore::transfer_time;
+
+namespace {
+
+const Time kNicLatency = Time::ns(10);
+const Time kLinkLatency = Time::ps(600);
+const Time kHead = Time::ns(4 + 4 + 4 + 128);  // RC + VA + SA + ST
+const Bandwidth kB = Bandwidth::gigabytes_per_second(4);
+
+Time ser(uint64_t bytes, Bandwidth bw = kB) { return transfer_time(Bytes(bytes), bw); }
+
+// Cut-through closed form for an idle network with one bandwidth everywhere: the head crosses
+// n routers (n - 1 router links, two NIC links), then the packets stream behind it.
+Time closed_form(uint32_t router_hops, uint64_t bytes) {
+  const uint32_t n = router_hops + 1;
+  const uint64_t full = bytes / 2048, rest = bytes % 2048;
+  const uint64_t packets = bytes == 0 ? 1 : full + (rest ? 1 : 0);
+  const uint64_t last = bytes == 0 ? 32 : (rest ? rest : 2048) + 32;
+  return kNicLatency * 2 + kLinkLatency * (n - 1) + kHead * n + ser(2080) * static_cast<int64_t>(packets - 1) +
+         ser(last);
+}
+
+std::vector<std::pair<NetworkConfig, std::string>> all_routings() {
+  std::vector<std::pair<NetworkConfig, std::string>> out;
+  for (const auto& entry : routing_registry()) {
+    for (const std::string kind : {"torus", "mesh", "fattree", "crossbar"}) {
+      const bool cube = kind == "torus" || kind == "mesh";
+      if (cube ? !entry.for_cube : !entry.for_tree) continue;
+      NetworkConfig c = simple_config(kind);
+      c.router.routing = entry.name;
+      c.router.vcs = entry.algo == RoutingAlgo::kAdaptive ? 3 : 2;
+      if (cube) c.topology.dims = {5, 4, 3};
+      out.emplace_back(c, std::string(entry.name) + " on " + kind);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("one packet over h hops takes the closed-form time, every topology and routing", "[zero-load]") {
+  for (const auto& [config, label] : all_routings()) {
+    INFO(label);
+    const Topology t = Topology::build(config);
+    for (EndpointId b = 0; b < t.endpoints(); b += 7) {
+      for (uint64_t bytes : {0, 4, 2048}) {
+        Harness h(config);
+        const uint64_t id = h.send(0, b, bytes);
+        h.run();
+        INFO("to endpoint " << b << ", " << bytes << " bytes, " << t.router_hops(0, b) << " hops");
+        REQUIRE(h.latency(id) == closed_form(t.router_hops(0, b), bytes));
+      }
+    }
+  }
+}
+
+TEST_CASE("a long message pipelines behind its head at link rate", "[zero-load]") {
+  for (const auto& [config, label] : all_routings()) {
+    if (label.rfind("dor", 0) != 0 && label.rfind("dmodk", 0) != 0) continue;  // one path per message
+    INFO(label);
+    const Topology t = Topology::build(config);
+    const EndpointId far = t.endpoints() - 1;
+    for (uint64_t bytes : {4096, 100000, 1 << 20}) {
+      Harness h(config);
+      const uint64_t id = h.send(0, far, bytes);
+      h.run();
+      INFO(bytes << " bytes over " << t.router_hops(0, far) << " hops");
+      REQUIRE(h.latency(id) == closed_form(t.router_hops(0, far), bytes));
+      // The sender is done when the last packet's tail leaves its NIC.
+      const uint64_t packets = (bytes + 2047) / 2048;
+      const uint64_t last = bytes - (packets - 1) * 2048 + 32;
+      REQUIRE(h.records[id].sent - h.records[id].injected == ser(2080) * static_cast<int64_t>(packets - 1) + ser(last));
+    }
+  }
+}
+
+TEST_CASE("Hopper-style hop latency: 1.27 us nearest, 3.88 us farthest", "[zero-load]") {
+  // PPT §6: 635 ns node-router links, 108.75 ns per torus hop, no router pipeline delay of its
+  // own; the closed form without serialisation gives exactly the paper's numbers.
+  NetworkConfig c = simple_config("torus");
+  c.topology.dims = {17, 8, 24};
+  c.topology.nodes_per_router = 2;
+  c.topology.link_latency = Time::ps(108750);
+  c.nic.link_latency = Time::ns(635);
+  c.router.routing_delay = c.router.vc_alloc_delay = c.router.switch_alloc_delay = c.router.switch_delay = Time::zero();
+  c.topology.link_bandwidth = {Bandwidth::bytes_per_second(9375000000ULL), Bandwidth::bytes_per_second(4680000000ULL),
+                               Bandwidth::bytes_per_second(9375000000ULL)};
+  c.nic.link_bandwidth = Bandwidth::bytes_per_second(9375000000ULL);
+  c.router.switch_bandwidth = Bandwidth::gigabytes_per_second(100);
+  c.nic.packet_header = Bytes(0);
+  Harness h(c);
+  const Topology& t = h.net.topology();
+  const std::vector<uint32_t> far = {8, 4, 12};
+  const EndpointId farthest = t.router_at(far) * 2;
+  REQUIRE(t.router_hops(0, farthest) == 24);
+  const uint64_t near_id = h.send(0, 1, 0);  // same Gemini, other node
+  const uint64_t far_id = h.send(0, farthest, 0);
+  h.run();
+  CHECK(h.latency(near_id) == Time::ps(1270000));
+  CHECK(h.latency(far_id) == Time::ps(3880000));
+}
+
+TEST_CASE("bottleneck throughput: link, switch, NIC link, DMA, slow dimension", "[zero-load][bandwidth]") {
+  struct Case {
+    const char* name;
+    std::function<void(NetworkConfig&)> tweak;
+    Time per_packet;
+  };
+  const Bandwidth slow = Bandwidth::gigabytes_per_second(1);
+  const std::vector<Case> cases = {
+      {"router link", [&](NetworkConfig& c) { c.topology.link_bandwidth = {slow}; }, ser(2080, slow)},
+      {"switch", [&](NetworkConfig& c) { c.router.switch_bandwidth = slow; }, ser(2080, slow)},
+      {"NIC link", [&](NetworkConfig& c) { c.nic.link_bandwidth = slow; }, ser(2080, slow)},
+      {"DMA (payload only)", [&](NetworkConfig& c) { c.nic.dma_bandwidth = slow; }, ser(2048, slow)},
+      {"Y dimension", [&](NetworkConfig& c) { c.topology.link_bandwidth = {kB, slow, kB}; }, ser(2080, slow)},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    NetworkConfig c = simple_config("torus");
+    k.tweak(c);
+    // Endpoint 0 at (0,0,0) to the router at (2,2,0): the path crosses X and Y links.
+    const EndpointId dst = 2 + 4 * 2;
+    auto time_for = [&](uint64_t packets) {
+      Harness h(c);
+      const uint64_t id = h.send(0, dst, packets * 2048);
+      h.run();
+      return h.latency(id);
+    };
+    const Time t100 = time_for(100);
+    const Time t300 = time_for(300);
+    // Each extra packet costs exactly one bottleneck service time.
+    CHECK(t300 - t100 == k.per_packet * 200);
+  }
+}
+
+TEST_CASE("packet-level and analytic backends agree on an idle network", "[zero-load][analytic]") {
+  std::mt19937_64 rng(5);
+  for (auto [config, label] : all_routings()) {
+    const bool single_path = label.rfind("dor", 0) == 0 || label.rfind("dmodk", 0) == 0;
+    INFO(label);
+    // Unequal rates so that a different stage limits each run.
+    config.topology.link_bandwidth = {Bandwidth::bytes_per_second(3100000000ULL)};
+    config.nic.dma_bandwidth = Bandwidth::bytes_per_second(2800000000ULL);
+    config.router.switch_bandwidth = Bandwidth::bytes_per_second(3500000000ULL);
+    config.router.vc_buffer = Bytes(131072);
+    config.nic.rx_buffer = Bytes(131072);
+    NetworkConfig analytic = config;
+    analytic.backend = "analytic";
+    const Topology t = Topology::build(config);
+    for (int trial = 0; trial < 12; ++trial) {
+      const EndpointId a = static_cast<EndpointId>(rng() % t.endpoints());
+      const EndpointId b = static_cast<EndpointId>(rng() % t.endpoints());
+      const uint64_t bytes = single_path ? rng() % 300000 : rng() % 2049;
+      Harness hp(config), ha(analytic);
+      const uint64_t ip = hp.send(a, b, bytes);
+      const uint64_t ia = ha.send(a, b, bytes);
+      hp.run();
+      ha.run();
+      INFO(a << " -> " << b << ", " << bytes << " bytes");
+      REQUIRE(hp.records[ip].delivered == ha.records[ia].delivered);
+      REQUIRE(hp.records[ip].sent == ha.records[ia].sent);
+    }
+  }
+}
