@@ -18,8 +18,6 @@ uint32_t mix32(uint64_t x) {
   return static_cast<uint32_t>(x ^ (x >> 31));
 }
 
-uint64_t credit_data(uint32_t vc, uint32_t bytes) { return vc | (uint64_t{bytes} << 8); }
-
 }  // namespace
 
 PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
@@ -41,6 +39,7 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())) {
   const size_t ports = topology.total_ports();
+  total_ports_ = static_cast<uint32_t>(ports);
   fifo_head_.assign(ports * vcs_, kNoId);
   fifo_tail_.assign(ports * vcs_, kNoId);
   req_next_.assign(ports * vcs_, kNoId);
@@ -51,9 +50,16 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
   req_head_.assign(ports, kNoId);
   rr_.assign(ports, 0);
   link_stats_.assign(ports, LinkStats{});
-  credits_.assign(ports * vcs_, 0);
+  credit_blocked_.assign(ports, 0);
+  const size_t queues = ports + topology.endpoints();
+  credits_.assign(queues * vcs_, 0);
+  credit_head_.assign(queues, kNoId);
+  credit_tail_.assign(queues, kNoId);
+  out_bw_.resize(ports);
+  out_full_ser_.resize(ports);
   const int32_t vc_buffer = static_cast<int32_t>(config.router.vc_buffer.count());
   const int32_t rx_buffer = static_cast<int32_t>(config.nic.rx_buffer.count());
+  const Bytes full(payload_max_ + header_);
   for (size_t gp = 0; gp < ports; ++gp) {
     const PortLink& l = topology.link_at(static_cast<uint32_t>(gp));
     if (l.kind == PeerKind::kRouter) {
@@ -61,10 +67,59 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
     } else if (l.kind == PeerKind::kEndpoint) {
       credits_[gp * vcs_] = rx_buffer;  // a NIC has one ejection buffer
     }
+    // The tail leaves no sooner than the slower of the output link and the crossbar allow.
+    out_bw_[gp] = l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_);
+    out_full_ser_[gp] = transfer_time(full, out_bw_[gp]);
+  }
+  for (size_t q = ports; q < queues; ++q) {
+    for (uint32_t v = 0; v < vcs_; ++v) credits_[q * vcs_ + v] = vc_buffer;
   }
   nics_.assign(topology.endpoints(), Nic{});
-  nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
   nic_stats_.assign(topology.endpoints(), LinkStats{});
+}
+
+// ---------------------------------------------------------------- credits
+
+void PacketNetwork::return_credit(uint32_t queue, Time at, uint32_t vc, uint32_t bytes) {
+  uint32_t c;
+  if (free_pending_ != kNoId) {
+    c = free_pending_;
+    free_pending_ = pending_[c].next;
+  } else {
+    c = static_cast<uint32_t>(pending_.size());
+    pending_.emplace_back();
+  }
+  pending_[c] = PendingCredit{at, bytes, vc, kNoId};
+  // Credits for one output come from one downstream input port, whose packets leave in order,
+  // so each queue stays sorted by due time.
+  if (credit_tail_[queue] == kNoId) {
+    credit_head_[queue] = c;
+  } else {
+    pending_[credit_tail_[queue]].next = c;
+  }
+  credit_tail_[queue] = c;
+}
+
+void PacketNetwork::absorb_credits(uint32_t queue, Time now) {
+  uint32_t c = credit_head_[queue];
+  while (c != kNoId && pending_[c].at <= now) {
+    const PendingCredit& pc = pending_[c];
+    credits_[size_t{queue} * vcs_ + pc.vc] += static_cast<int32_t>(pc.bytes);
+    const uint32_t next = pc.next;
+    pending_[c].next = free_pending_;
+    free_pending_ = c;
+    c = next;
+  }
+  credit_head_[queue] = c;
+  if (c == kNoId) credit_tail_[queue] = kNoId;
+}
+
+Time PacketNetwork::next_credit(uint32_t queue) const {
+  return credit_head_[queue] == kNoId ? Time::max() : pending_[credit_head_[queue]].at;
+}
+
+Time PacketNetwork::serialise(uint32_t wire, uint32_t out_gp) const {
+  return wire == payload_max_ + header_ ? out_full_ser_[out_gp] : transfer_time(Bytes(wire), out_bw_[out_gp]);
 }
 
 // ---------------------------------------------------------------- pools
@@ -111,16 +166,6 @@ void PacketNetwork::dispatch(const Event& e) {
       try_output(e.target, e.port);
       break;
     }
-    case kCredit: {
-      const uint32_t gp = topo_.port_base(e.target) + e.port;
-      credits_[gp * vcs_ + (e.data & 0xff)] += static_cast<int32_t>(e.data >> 8);
-      if (req_head_[gp] != kNoId) try_output(e.target, e.port);
-      break;
-    }
-    case kNicCredit:
-      nic_credits_[size_t{e.target} * vcs_ + (e.data & 0xff)] += static_cast<int32_t>(e.data >> 8);
-      try_inject(e.target);
-      break;
     case kNicWake:
       if (nics_[e.target].wake_at == e.time) nics_[e.target].wake_at = Time::max();
       try_inject(e.target);
@@ -204,12 +249,18 @@ void PacketNetwork::try_inject(EndpointId e) {
   Message& msg = messages_[m];
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
   const uint32_t wire = payload + header_;
-  int32_t* credits = &nic_credits_[size_t{e} * vcs_];
+  const uint32_t queue = nic_queue(e);
+  absorb_credits(queue, now);
+  int32_t* credits = &credits_[size_t{queue} * vcs_];
   int vc = -1;
   for (uint32_t v = injection_.vc_lo; v < injection_.vc_hi; ++v) {
     if (credits[v] >= static_cast<int32_t>(wire) && (vc < 0 || credits[v] > credits[vc])) vc = static_cast<int>(v);
   }
-  if (vc < 0) return;  // a returning credit retries
+  nic.credit_blocked = vc < 0;
+  if (vc < 0) {
+    if (credit_head_[queue] != kNoId) nic_wake(e, next_credit(queue));
+    return;  // otherwise the next credit to be returned wakes the NIC
+  }
 
   // The DMA engine reads payloads in order; it may have fetched this one while the link was busy.
   const Time dma_start = simcore::max(msg.posted, nic.dma_free);
@@ -270,8 +321,11 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   const Time dma_start = simcore::max(engine_.now(), nic.rx_dma_free);
   const Time dma_end = simcore::max(dma_start + transfer_time(Bytes(p.payload), dma_bw_), p.tail);
   nic.rx_dma_free = dma_end;
-  engine_.schedule(dma_end + topo_.endpoint_latency(), kCredit, topo_.endpoint_router(e), topo_.endpoint_port(e),
-                   credit_data(0, p.wire));
+  const RouterId r = topo_.endpoint_router(e);
+  const uint32_t gp = topo_.port_base(r) + topo_.endpoint_port(e);
+  const Time due = dma_end + topo_.endpoint_latency();
+  return_credit(gp, due, 0, p.wire);
+  if (credit_blocked_[gp]) wake(r, topo_.endpoint_port(e), due);
   Message& msg = messages_[p.msg];
   if (++msg.received == msg.packets) engine_.schedule(dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
   free_packet(pk);
@@ -299,6 +353,10 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
   const uint32_t iv = in_gp * vcs_ + vc;
   Packet& p = packets_[fifo_head_[iv]];
   const uint32_t base = topo_.port_base(r);
+  if (routing_.adaptive()) {
+    // Adaptive choices read the free credit of every output of this router.
+    for (uint32_t gp = base; gp < base + topo_.ports(r); ++gp) absorb_credits(gp, engine_.now());
+  }
   const Route route = routing_.route(r, p.dst, p.hash, p.state, &credits_[size_t{base} * vcs_], p.wire);
   p.out_port = route.port;
   p.vc_lo = route.vc_lo;
@@ -348,8 +406,10 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
     if (req_head_[gp] != kNoId) wake(r, out_port, out_busy_[gp]);
     return;
   }
+  absorb_credits(gp, now);
   const int32_t* credits = &credits_[size_t{gp} * vcs_];
   const uint32_t slots = topo_.ports(r) * vcs_;
+  bool credit_blocked = false;
   const uint32_t first_iv = base * vcs_;
   Time retry = Time::max();
   uint32_t best = kNoId;
@@ -365,6 +425,7 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
     const Packet& p = packets_[fifo_head_[iv]];
     const int vc = pick_vc(credits, p);
     if (vc < 0) {
+      credit_blocked = true;
       // Duato: an adaptive packet never waits on adaptive VCs; it takes the escape network.
       if (routing_.algo() == RoutingAlgo::kAdaptive && !p.state.escape) scratch_.push_back(iv);
       continue;
@@ -384,10 +445,13 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
       best_vc = vc;
     }
   }
+  credit_blocked_[gp] = credit_blocked;
   if (best != kNoId) {
     grant(r, gp, best, static_cast<uint32_t>(best_vc));
-  } else if (retry != Time::max()) {
-    wake(r, out_port, retry);
+  } else {
+    // Credits already on their way are due at known times; later ones wake us on return.
+    if (credit_blocked) retry = simcore::min(retry, next_credit(gp));
+    if (retry != Time::max()) wake(r, out_port, retry);
   }
   if (scratch_.empty()) return;
   // Rare path. Nested calls below reuse scratch_ and may already have re-routed a packet of
@@ -415,9 +479,7 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
 
   const PortLink& out = topo_.link_at(out_gp);
   const Time head = engine_.now();
-  const Bytes wire(p.wire);
-  const Time tail = simcore::max(simcore::max(head + transfer_time(wire, out.bandwidth), head + transfer_time(wire, switch_bw_)),
-                                 p.tail + t_tail_);
+  const Time tail = simcore::max(head + serialise(p.wire, out_gp), p.tail + t_tail_);
   out_busy_[out_gp] = tail;
   in_busy_[in_gp] = tail;
   credits_[size_t{out_gp} * vcs_ + vc] -= static_cast<int32_t>(p.wire);
@@ -430,10 +492,14 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.
   const PortLink& in = topo_.link_at(in_gp);
+  const Time due = tail + in.latency;
   if (in.kind == PeerKind::kRouter) {
-    engine_.schedule(tail + in.latency, kCredit, in.peer, in.peer_port, credit_data(in_vc, p.wire));
+    const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
+    return_credit(up_gp, due, in_vc, p.wire);
+    if (credit_blocked_[up_gp]) wake(in.peer, in.peer_port, due);
   } else {
-    engine_.schedule(tail + in.latency, kNicCredit, in.peer, 0, credit_data(in_vc, p.wire));
+    return_credit(nic_queue(in.peer), due, in_vc, p.wire);
+    if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
   }
   p.tail = tail + out.latency;
   if (out.kind == PeerKind::kRouter) {

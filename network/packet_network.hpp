@@ -12,7 +12,10 @@
 //
 // Flow control: an output may send to a downstream VC only if that VC has credit for the whole
 // packet (virtual cut-through); the credit comes back over the link when the packet's tail has
-// left the downstream buffer. Fairness: round-robin over input VCs, or oldest packet first.
+// left the downstream buffer. A returning credit is a timestamped entry on the link, not an
+// event: the upstream absorbs every credit due by the time it arbitrates, and only an output
+// that is actually waiting for credit is woken when one arrives. Fairness: round-robin over
+// input VCs, or oldest packet first.
 // Idle routers schedule nothing: an output is re-examined only when a packet asks for it, a
 // credit returns, or a wake-up was set for the moment its link or a requesting input frees.
 #pragma once
@@ -28,8 +31,6 @@ namespace mgen::net {
 enum PacketEventKind : uint16_t {
   kHeadReady = kNetworkKindBegin,  // target router, port = input port, data = packet | vc << 32
   kRouterWake,                     // target router, port = output port
-  kCredit,                         // target router, port = output port, data = vc | bytes << 8
-  kNicCredit,                      // target endpoint, data = vc | bytes << 8
   kNicWake,                        // target endpoint
   kNicArrive,                      // target endpoint, data = packet (its head reaches the NIC)
   kMsgSent,                        // target source endpoint, data = message
@@ -80,6 +81,14 @@ class PacketNetwork {
     Time link_busy, dma_free, rx_dma_free;
     Time wake_at = Time::max();
     uint32_t ring_head = kNoId, ring_tail = kNoId;
+    bool credit_blocked = false;
+  };
+  // A credit on its way back over a link: due at `at` for `bytes` of VC `vc`.
+  struct PendingCredit {
+    Time at;
+    uint32_t bytes = 0;
+    uint32_t vc = 0;
+    uint32_t next = kNoId;
   };
 
   // routers
@@ -91,6 +100,12 @@ class PacketNetwork {
   void request(uint32_t out_gp, uint32_t iv);
   void unrequest(uint32_t out_gp, uint32_t iv);
   int pick_vc(const int32_t* credits, const Packet& p) const;
+  // Credit queues: router output `gp`, or `nic_queue(e)` for a NIC's injection link.
+  uint32_t nic_queue(EndpointId e) const { return total_ports_ + e; }
+  void return_credit(uint32_t queue, Time at, uint32_t vc, uint32_t bytes);
+  void absorb_credits(uint32_t queue, Time now);
+  Time next_credit(uint32_t queue) const;
+  Time serialise(uint32_t wire, uint32_t out_gp) const;
   // nics
   void try_inject(EndpointId e);
   void nic_wake(EndpointId e, Time t);
@@ -122,13 +137,19 @@ class PacketNetwork {
   std::vector<uint32_t> req_next_, req_prev_;  // per input VC: its place in an output's request list
   std::vector<Time> in_busy_;
   std::vector<Time> out_busy_, out_wake_;
-  std::vector<int32_t> credits_;       // per output VC: free bytes in the downstream buffer
+  uint32_t total_ports_;
+  std::vector<int32_t> credits_;       // per credit queue and VC: free bytes downstream
+  std::vector<uint32_t> credit_head_, credit_tail_;  // per credit queue: credits still on the link
+  std::vector<PendingCredit> pending_;
+  uint32_t free_pending_ = kNoId;
+  std::vector<uint8_t> credit_blocked_;  // per output: a requester waits for credit
+  std::vector<Bandwidth> out_bw_;      // per output: min(link, crossbar)
+  std::vector<Time> out_full_ser_;     // per output: a full packet's serialisation
   std::vector<uint32_t> req_head_;     // per output: first requesting input VC
   std::vector<uint32_t> rr_;           // per output: last granted input VC slot (router-local)
   std::vector<LinkStats> link_stats_;  // per output port
 
   std::vector<Nic> nics_;
-  std::vector<int32_t> nic_credits_;   // per endpoint * vcs: credit at the first router's input
   std::vector<LinkStats> nic_stats_;
 
   std::vector<Packet> packets_;

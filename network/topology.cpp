@@ -98,6 +98,7 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
   if (nd < 1 || nd > 6) throw ConfigError("topology.dims", fmt::format("{} dimensions; mesh and torus take 1 to 6", nd));
   for (uint32_t k : t.dims) {
     if (k == 0) throw ConfigError("topology.dims", "every dimension needs at least one router");
+    if (k > 65535) throw ConfigError("topology.dims", fmt::format("{} routers in one dimension; at most 65535", k));
   }
   const uint64_t routers = product(t.dims);
   if (routers > kMaxRouters) throw ConfigError("topology.dims", fmt::format("{} routers is more than the {} supported", routers, kMaxRouters));
@@ -138,6 +139,10 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
   }
   if (ports > kMaxPortsPerRouter) throw ConfigError("topology.nodes_per_router", fmt::format("{} ports per router is too many", ports));
   topo.add_routers(static_cast<uint32_t>(routers), ports);
+  topo.coords_.resize(routers * nd);
+  for (RouterId r = 0; r < routers; ++r) {
+    for (size_t d = 0; d < nd; ++d) topo.coords_[r * nd + d] = static_cast<uint16_t>((r / topo.stride_[d]) % t.dims[d]);
+  }
   topo.endpoint_router_.resize(topo.endpoints());
   topo.endpoint_port_.resize(topo.endpoints());
 

@@ -82,12 +82,20 @@ class NetworkModel {
   // A readable account of where undelivered packets are stuck (at most `limit` lines).
   std::string describe_stuck(size_t limit = 20) const;
 
+  // Zero-load timing of one message on this machine (the analytic oracle), whatever the backend.
+  struct ZeroLoad {
+    Time sent;       // after injection: the last packet has left the source NIC
+    Time delivered;  // after injection: the last byte is in destination memory
+    uint32_t router_hops = 0;
+  };
+  ZeroLoad zero_load(EndpointId src, EndpointId dst, Bytes size) const;
+
  private:
   NetworkConfig config_;
   Topology topology_;
   Routing routing_;
-  std::unique_ptr<PacketNetwork> packet_;
-  std::unique_ptr<AnalyticNetwork> analytic_;
+  std::unique_ptr<PacketNetwork> packet_;      // null with the analytic backend
+  std::unique_ptr<AnalyticNetwork> analytic_;  // always present: the backend or the oracle
 };
 
 }  // namespace mgen::net

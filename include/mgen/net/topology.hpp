@@ -72,7 +72,7 @@ class Topology {
   const std::vector<uint32_t>& channels() const { return channels_; }
   bool wraps() const { return kind_ == TopologyKind::kTorus; }
   uint32_t terminals_per_router() const { return terminals_; }
-  uint32_t coord(RouterId r, uint32_t dim) const { return (r / stride_[dim]) % dims_[dim]; }
+  uint32_t coord(RouterId r, uint32_t dim) const { return coords_[size_t{r} * dims_.size() + dim]; }
   RouterId router_at(const std::vector<uint32_t>& coords) const;
   // Port for (dimension, direction 0 = + / 1 = -, channel); kNoId for a size-1 dimension.
   uint32_t torus_port(uint32_t dim, uint32_t dir, uint32_t channel) const;
@@ -118,6 +118,7 @@ class Topology {
   Time endpoint_latency_;
 
   std::vector<uint32_t> dims_, channels_, stride_, dim_port_offset_;
+  std::vector<uint16_t> coords_;  // per router and dimension: routing reads these on every hop
   std::vector<Bandwidth> dim_bw_;
   uint32_t terminals_ = 0;
 

@@ -1,45 +1,36 @@
-// Pending-event set: an implicit 4-ary min-heap over a vector.
+// Pending-event sets. Both give exactly the order of `before()`: time, then insertion sequence.
 //
-// A 4-ary heap halves the depth of a binary heap and keeps a node's children in one cache line
-// (4 x 32-byte events = 128 bytes, two lines). The vector only grows: after warm-up a steady
-// simulation allocates nothing per event.
+// HeapQueue: an implicit 4-ary min-heap. Simple and the reference the fast queue is tested
+// against; it also holds the calendar's far-future events.
+//
+// EventQueue: a calendar (timing wheel) of 2^bucket_bits buckets, each 2^bucket_shift ps wide,
+// covering the near future, plus a HeapQueue for events beyond it. Network events land a link
+// latency or a serialisation time ahead, so almost every push is an append to an unsorted
+// bucket, and a bucket is sorted once when time reaches it. A bitmap of occupied buckets makes
+// skipping empty ones cheap. Both queues only grow their storage: after warm-up nothing is
+// allocated per event.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "mgen/simcore/event.hpp"
 
 namespace mgen::simcore {
 
-class EventQueue {
+class HeapQueue {
  public:
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
-  size_t capacity() const { return heap_.capacity(); }
   void reserve(size_t n) { heap_.reserve(n); }
   const Event& top() const { return heap_.front(); }
 
   void push(const Event& e) {
     heap_.push_back(e);
-    sift_up(heap_.size() - 1);
-  }
-
-  Event pop() {
-    Event out = heap_.front();
-    Event last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    return out;
-  }
-
-  void clear() { heap_.clear(); }
-
- private:
-  static constexpr size_t kArity = 4;
-
-  void sift_up(size_t i) {
-    Event e = heap_[i];
+    size_t i = heap_.size() - 1;
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
       if (!before(e, heap_[parent])) break;
@@ -49,26 +40,140 @@ class EventQueue {
     heap_[i] = e;
   }
 
-  // Places `e` (the former last element) starting from the root.
-  void sift_down(const Event& e) {
+  Event pop() {
+    const Event out = heap_.front();
+    const Event last = heap_.back();
+    heap_.pop_back();
     const size_t n = heap_.size();
+    if (n == 0) return out;
     size_t i = 0;
     for (;;) {
       const size_t first = i * kArity + 1;
       if (first >= n) break;
-      const size_t last = first + kArity < n ? first + kArity : n;
+      const size_t end = std::min(first + kArity, n);
       size_t best = first;
-      for (size_t c = first + 1; c < last; ++c) {
+      for (size_t c = first + 1; c < end; ++c) {
         if (before(heap_[c], heap_[best])) best = c;
       }
-      if (!before(heap_[best], e)) break;
+      if (!before(heap_[best], last)) break;
       heap_[i] = heap_[best];
       i = best;
     }
-    heap_[i] = e;
+    heap_[i] = last;
+    return out;
   }
 
+ private:
+  static constexpr size_t kArity = 4;
   std::vector<Event> heap_;
+};
+
+class EventQueue {
+ public:
+  // At least 64 buckets (one bitmap word).
+  explicit EventQueue(unsigned bucket_shift = 10, unsigned bucket_bits = 12)
+      : shift_(bucket_shift),
+        mask_((uint64_t{1} << std::max(bucket_bits, 6u)) - 1),
+        buckets_(mask_ + 1),
+        occupied_((mask_ + 1) / 64) {}
+
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  void reserve(size_t n) { far_.reserve(n / 8); }
+
+  void push(const Event& e) {
+    ++size_;
+    const uint64_t abs = bucket_of(e);
+    // Callers never schedule before the last popped event, so abs >= current_.
+    if (abs >= current_ + buckets_.size()) {
+      far_.push(e);
+      return;
+    }
+    std::vector<Event>& b = buckets_[abs & mask_];
+    if (abs == current_ && open_) {
+      // The open bucket is sorted with its earliest event last; keep it so.
+      auto it = b.end();
+      while (it != b.begin() && before(*(it - 1), e)) --it;
+      b.insert(it, e);
+    } else {
+      b.push_back(e);
+    }
+    mark(abs & mask_);
+  }
+
+  // The earliest event. Does not advance the calendar, so later pushes may still be earlier
+  // than this event (as long as they are not before the last popped one).
+  const Event& top() const {
+    const std::vector<Event>& cur = buckets_[current_ & mask_];
+    if (open_ && !cur.empty()) return cur.back();
+    const uint64_t slot = next_occupied(current_ & mask_);
+    if (slot == kNoSlot) return far_.top();
+    const std::vector<Event>& b = buckets_[slot];
+    const Event* best = &b.front();
+    for (const Event& e : b) {
+      if (before(e, *best)) best = &e;
+    }
+    return *best;
+  }
+
+  Event pop() {
+    std::vector<Event>* cur = &buckets_[current_ & mask_];
+    if (!open_ || cur->empty()) cur = &advance();
+    const Event out = cur->back();
+    cur->pop_back();
+    if (cur->empty()) occupied_[(current_ & mask_) >> 6] &= ~(uint64_t{1} << (current_ & mask_ & 63));
+    --size_;
+    return out;
+  }
+
+ private:
+  static constexpr uint64_t kNoSlot = ~uint64_t{0};
+
+  void mark(uint64_t slot) { occupied_[slot >> 6] |= uint64_t{1} << (slot & 63); }
+
+  uint64_t bucket_of(const Event& e) const { return static_cast<uint64_t>(e.time.count_ps()) >> shift_; }
+
+  // First occupied slot at or after `from`, wrapping around; kNoSlot if the calendar is empty.
+  uint64_t next_occupied(uint64_t from) const {
+    const size_t words = occupied_.size();
+    size_t w = from >> 6;
+    uint64_t bits = occupied_[w] & (~uint64_t{0} << (from & 63));
+    for (size_t n = 0; n <= words; ++n) {
+      if (bits) return (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
+      w = (w + 1) % words;
+      bits = occupied_[w];
+    }
+    return kNoSlot;
+  }
+
+  // Moves to the next non-empty bucket, pulls newly near far-future events in, sorts it.
+  std::vector<Event>& advance() {
+    const uint64_t slot = next_occupied(current_ & mask_);
+    if (slot == kNoSlot) {
+      current_ = bucket_of(far_.top());
+    } else {
+      current_ += (slot - (current_ & mask_)) & mask_;
+    }
+    while (!far_.empty() && bucket_of(far_.top()) < current_ + buckets_.size()) {
+      const Event e = far_.pop();
+      const uint64_t abs = bucket_of(e);
+      buckets_[abs & mask_].push_back(e);
+      mark(abs & mask_);
+    }
+    std::vector<Event>& b = buckets_[current_ & mask_];
+    std::sort(b.begin(), b.end(), [](const Event& x, const Event& y) { return before(y, x); });
+    open_ = true;
+    return b;
+  }
+
+  unsigned shift_;
+  uint64_t mask_;
+  std::vector<std::vector<Event>> buckets_;
+  std::vector<uint64_t> occupied_;
+  HeapQueue far_;
+  uint64_t current_ = 0;  // absolute bucket number of the bucket being consumed
+  bool open_ = false;     // that bucket is sorted (earliest last)
+  size_t size_ = 0;
 };
 
 }  // namespace mgen::simcore

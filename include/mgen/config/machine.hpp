@@ -1,0 +1,56 @@
+// Machine configuration: the one place TOML is read. Everything below this layer sees only the
+// plain structs of net/config.hpp; nothing else includes toml++.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mgen/net/config.hpp"
+
+namespace mgen::config {
+
+struct MachineConfig {
+  std::string name = "default";
+  std::string description = "built-in default machine: 8x8x8 torus, 10 GB/s links";
+  std::string source = "<built-in>";  // the file it came from
+  net::NetworkConfig network;
+};
+
+// A configuration problem, already formatted as "FILE:LINE:COLUMN: KEY: what is wrong" (line and
+// column when the key was written in the file; "--set KEY=VALUE: ..." for command-line overrides).
+class Error : public std::runtime_error {
+ public:
+  Error(std::string where, std::string key, const std::string& message)
+      : std::runtime_error(where + ": " + (key.empty() ? "" : key + ": ") + message),
+        where_(std::move(where)),
+        key_(std::move(key)) {}
+  const std::string& where() const { return where_; }
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string where_, key_;
+};
+
+// The built-in machine used when no -c is given.
+MachineConfig default_machine();
+
+// Reads a machine file, applies `overrides` ("dotted.key=value", TOML value syntax; a bare word
+// is taken as a string) on top, and checks that the result builds (topology, routing, buffers).
+// Throws Error.
+MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides = {});
+// The same from text; `source_name` stands in for the file name in messages.
+MachineConfig load_machine_text(std::string_view toml, const std::string& source_name,
+                                 const std::vector<std::string>& overrides = {});
+// The default machine with overrides applied.
+MachineConfig load_default(const std::vector<std::string>& overrides = {});
+
+// Every key a machine file may contain, with its meaning, for `mgen info --keys` and the docs.
+struct KeyDoc {
+  const char* key;
+  const char* meaning;
+};
+const std::vector<KeyDoc>& key_reference();
+
+}  // namespace mgen::config

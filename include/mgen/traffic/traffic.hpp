@@ -1,0 +1,62 @@
+// Synthetic traffic: every endpoint is an open-loop source offering a fraction of its injection
+// bandwidth to a destination pattern; latency is measured from message creation (so it includes
+// source queueing) to delivery, for messages created in a measurement window after a warm-up.
+// The network designer's latency-versus-offered-load curve comes from sweeping the load.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mgen/net/network.hpp"
+
+namespace mgen::traffic {
+
+using simcore::Bytes;
+using simcore::Time;
+
+// Event kinds [32, 48) belong to the traffic generator.
+inline constexpr uint16_t kTrafficKindBegin = 32;
+inline constexpr uint16_t kTrafficKindEnd = 48;
+
+struct PatternEntry {
+  const char* name;
+  const char* description;
+};
+const std::vector<PatternEntry>& pattern_registry();
+
+struct TrafficOptions {
+  std::string pattern = "uniform";
+  double load = 0.3;            // offered load: fraction of each endpoint's injection bandwidth
+  Bytes message_size;           // 0 = one full packet
+  Time warmup = Time::us(20);
+  Time measure = Time::us(50);
+  Time drain_limit = Time::us(500);  // how long to wait after the window for measured messages
+  uint64_t seed = 1;
+  double hotspot_fraction = 1.0;  // hotspot: share of messages sent to the hot endpoint
+  uint32_t hotspot = 0;
+};
+
+struct TrafficResult {
+  double offered = 0;     // offered load (fraction of injection bandwidth, wire bytes)
+  double accepted = 0;    // delivered in the window, same units
+  uint64_t measured = 0;  // messages created in the window
+  uint64_t completed = 0; // of those, delivered before the drain limit
+  double latency_mean_ns = 0, latency_p50_ns = 0, latency_p90_ns = 0, latency_p99_ns = 0, latency_max_ns = 0;
+  bool saturated = false;  // measured messages left undelivered, or accepted well below offered
+  uint64_t events = 0;
+  uint64_t packet_hops = 0;
+  double simulated_s = 0;
+  double wall_s = 0;
+};
+
+// Throws std::invalid_argument for an unknown pattern or one the machine cannot host
+// (transpose needs a power-of-two endpoint count), and net::ConfigError for a bad machine.
+TrafficResult run_traffic(const net::NetworkConfig& network, const TrafficOptions& options);
+
+// Destination of endpoint `src` under a deterministic pattern (uniform and hotspot draw from
+// `random`, a uniformly distributed 64-bit value). Exposed for tests.
+uint32_t destination(const std::string& pattern, const net::Topology& topology, uint32_t src, uint64_t random,
+                     const TrafficOptions& options);
+
+}  // namespace mgen::traffic

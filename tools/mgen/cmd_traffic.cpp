@@ -1,0 +1,140 @@
+// mgen traffic PATTERN: synthetic load on the modelled network; one load or a sweep that traces
+// the latency-versus-offered-load curve up to saturation.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "mgen/config/units.hpp"
+#include "mgen/traffic/traffic.hpp"
+
+namespace mgen::cli {
+namespace {
+
+struct TrafficCli {
+  MachineOptions machine;
+  std::string pattern;
+  double load = 0.3;
+  std::string sweep;
+  bool full_sweep = false;
+  std::string size, warmup = "20us", measure = "50us", drain = "500us";
+  uint64_t seed = 1;
+  double hotspot_fraction = 1.0;
+  uint32_t hotspot = 0;
+  std::string report;
+};
+
+// "0.1:0.9:0.1" (start:stop:step) or "0.1,0.3,0.5".
+std::vector<double> parse_sweep(const std::string& text) {
+  std::vector<double> loads;
+  auto number = [&](const std::string& s) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != s.size() || !(v > 0)) throw std::invalid_argument(fmt::format("--sweep: '{}' is not a positive load", s));
+    return v;
+  };
+  if (text.find(':') != std::string::npos) {
+    const size_t a = text.find(':'), b = text.find(':', a + 1);
+    if (b == std::string::npos) throw std::invalid_argument("--sweep takes START:STOP:STEP or a comma list");
+    const double start = number(text.substr(0, a)), stop = number(text.substr(a + 1, b - a - 1)),
+                 step = number(text.substr(b + 1));
+    for (int i = 0; start + i * step <= stop + 1e-9; ++i) loads.push_back(std::round((start + i * step) * 1e6) / 1e6);
+  } else {
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      const size_t comma = std::min(text.find(',', pos), text.size());
+      loads.push_back(number(text.substr(pos, comma - pos)));
+      pos = comma + 1;
+    }
+  }
+  if (loads.empty()) throw std::invalid_argument("--sweep gives no load");
+  return loads;
+}
+
+nlohmann::json result_json(const traffic::TrafficResult& r) {
+  return {{"offered", r.offered},           {"accepted", r.accepted},
+          {"measured", r.measured},         {"completed", r.completed},
+          {"latency_mean_ns", r.latency_mean_ns}, {"latency_p50_ns", r.latency_p50_ns},
+          {"latency_p90_ns", r.latency_p90_ns},   {"latency_p99_ns", r.latency_p99_ns},
+          {"latency_max_ns", r.latency_max_ns},   {"saturated", r.saturated},
+          {"events", r.events},             {"packet_hops", r.packet_hops},
+          {"simulated_s", r.simulated_s},   {"wall_s", r.wall_s}};
+}
+
+int run_traffic(const TrafficCli& o) {
+  const config::MachineConfig m = o.machine.load();
+  traffic::TrafficOptions t;
+  t.pattern = o.pattern;
+  t.message_size = o.size.empty() ? simcore::Bytes(0) : config::parse_bytes(o.size);
+  t.warmup = config::parse_time(o.warmup);
+  t.measure = config::parse_time(o.measure);
+  t.drain_limit = config::parse_time(o.drain);
+  t.seed = o.seed;
+  t.hotspot_fraction = o.hotspot_fraction;
+  t.hotspot = o.hotspot;
+  const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
+
+  const uint64_t size = t.message_size.count() ? t.message_size.count() : m.network.nic.packet_payload.count();
+  fmt::print("mgen traffic {} on {} ({} backend), {} B messages, warm-up {}, window {}\n", o.pattern, m.name,
+             m.network.backend, size, config::format_time(t.warmup), config::format_time(t.measure));
+  fmt::print("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11} {:>8}\n", "offered", "accepted", "mean_ns", "p50_ns",
+             "p99_ns", "max_ns", "messages", "events", "wall_s");
+  nlohmann::json points = nlohmann::json::array();
+  double last_ok = 0;
+  for (double load : loads) {
+    t.load = load;
+    const traffic::TrafficResult r = traffic::run_traffic(m.network, t);
+    fmt::print("{:8.3f} {:9.3f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:9} {:11} {:8.2f}{}\n", r.offered, r.accepted,
+               r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
+               r.saturated ? "  saturated" : "");
+    std::fflush(stdout);
+    points.push_back(result_json(r));
+    if (r.saturated) {
+      if (loads.size() > 1) {
+        fmt::print("saturation between offered load {:.3f} and {:.3f}\n", last_ok, load);
+      }
+      if (!o.full_sweep) break;
+    } else {
+      last_ok = load;
+    }
+  }
+  if (!o.report.empty()) {
+    write_report(o.report, {{"command", "traffic"},
+                            {"pattern", o.pattern},
+                            {"message_bytes", size},
+                            {"machine", machine_json(m)},
+                            {"points", points}});
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner add_traffic(CLI::App& app) {
+  auto* sub = app.add_subcommand("traffic", "synthetic traffic: latency and accepted throughput versus offered load");
+  auto o = std::make_shared<TrafficCli>();
+  o->machine.attach(*sub);
+  std::string patterns;
+  for (const auto& p : traffic::pattern_registry()) patterns += std::string(patterns.empty() ? "" : ", ") + p.name;
+  sub->add_option("pattern", o->pattern, "traffic pattern: " + patterns)->required();
+  sub->add_option("--load", o->load, "offered load as a fraction of injection bandwidth (default 0.3)");
+  sub->add_option("--sweep", o->sweep, "loads to sweep: START:STOP:STEP or a comma list; stops at saturation");
+  sub->add_flag("--full-sweep", o->full_sweep, "keep sweeping past saturation");
+  sub->add_option("--size", o->size, "message size, e.g. 2KiB (default: one full packet)");
+  sub->add_option("--warmup", o->warmup, "warm-up before measuring (default 20us)");
+  sub->add_option("--measure", o->measure, "measurement window (default 50us)");
+  sub->add_option("--drain", o->drain, "how long to wait for measured messages after the window (default 500us)");
+  sub->add_option("--seed", o->seed, "random seed (default 1)");
+  sub->add_option("--hotspot-fraction", o->hotspot_fraction, "hotspot: share of messages to the hot endpoint (1)");
+  sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)");
+  sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
+  return [o] { return run_traffic(*o); };
+}
+
+}  // namespace mgen::cli

@@ -1,0 +1,45 @@
+// mgen: predict how MPI applications perform on parallel machines you do not have.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "mgen/config/units.hpp"
+#include "mgen/net/config.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mgen: performance prediction of MPI applications on modelled parallel machines"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mgen 0.1.0");
+  std::vector<std::pair<CLI::App*, mgen::cli::Runner>> commands;
+  auto add = [&](auto adder) {
+    const size_t before = app.get_subcommands({}).size();
+    mgen::cli::Runner run = adder(app);
+    commands.emplace_back(app.get_subcommands({})[before], std::move(run));
+  };
+  add(mgen::cli::add_info);
+  add(mgen::cli::add_traffic);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, run] : commands) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const mgen::config::Error& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 2;
+  } catch (const mgen::net::ConfigError& e) {
+    std::cerr << "mgen: error: " << e.key() << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

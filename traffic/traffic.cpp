@@ -1,0 +1,206 @@
+#include "mgen/traffic/traffic.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace mgen::traffic {
+
+using net::EndpointId;
+using simcore::Event;
+
+namespace {
+
+constexpr uint16_t kGenerate = kTrafficKindBegin;  // target = endpoint
+constexpr uint64_t kMeasuredBit = 1ULL << 63;
+
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double uniform01(uint64_t& state) { return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53; }
+
+bool is_cube(const net::Topology& t) {
+  return t.kind() == net::TopologyKind::kTorus || t.kind() == net::TopologyKind::kMesh;
+}
+
+class Generator : public net::MessageSink {
+ public:
+  Generator(const net::NetworkConfig& config, const TrafficOptions& options)
+      : options_(options), net_(engine_, config, *this) {
+    const net::Topology& t = net_.topology();
+    const uint64_t payload = options.message_size.count() ? options.message_size.count()
+                                                          : config.nic.packet_payload.count();
+    size_ = Bytes(payload);
+    const uint64_t packets = (payload + config.nic.packet_payload.count() - 1) / config.nic.packet_payload.count();
+    wire_bytes_ = payload + std::max<uint64_t>(1, packets) * config.nic.packet_header.count();
+    // Mean gap between messages so that they fill `load` of the injection link.
+    mean_gap_ps_ = static_cast<double>(simcore::transfer_time(Bytes(wire_bytes_), t.endpoint_bandwidth()).count_ps()) /
+                   options.load;
+    rng_.resize(t.endpoints());
+    for (EndpointId e = 0; e < t.endpoints(); ++e) rng_[e] = options.seed * 0x2545f4914f6cdd1dULL + e;
+    window_start_ = options.warmup;
+    window_end_ = options.warmup + options.measure;
+  }
+
+  TrafficResult run() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const net::Topology& t = net_.topology();
+    destination(options_.pattern, t, 0, 0, options_);  // reject a bad pattern before simulating
+    for (EndpointId e = 0; e < t.endpoints(); ++e) schedule_next(e, Time::zero());
+    const Time limit = window_end_ + options_.drain_limit;
+    engine_.run(
+        [this](const Event& ev) {
+          if (net::NetworkModel::owns(ev.kind)) {
+            net_.dispatch(ev);
+          } else {
+            generate(ev.target);
+          }
+          if (engine_.now() >= window_end_ && outstanding_ == 0) engine_.stop();
+        },
+        limit);
+
+    TrafficResult r;
+    r.offered = options_.load;
+    const double capacity = static_cast<double>(t.endpoints()) * static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
+                            (window_end_ - window_start_).seconds();
+    r.accepted = static_cast<double>(window_wire_bytes_) / capacity;
+    r.measured = measured_;
+    r.completed = latencies_.size();
+    if (!latencies_.empty()) {
+      std::sort(latencies_.begin(), latencies_.end());
+      auto pct = [&](double q) {
+        const size_t i = std::min(latencies_.size() - 1, static_cast<size_t>(q * static_cast<double>(latencies_.size())));
+        return static_cast<double>(latencies_[i]) * 1e-3;
+      };
+      double sum = 0;
+      for (int64_t l : latencies_) sum += static_cast<double>(l);
+      r.latency_mean_ns = sum / static_cast<double>(latencies_.size()) * 1e-3;
+      r.latency_p50_ns = pct(0.50);
+      r.latency_p90_ns = pct(0.90);
+      r.latency_p99_ns = pct(0.99);
+      r.latency_max_ns = static_cast<double>(latencies_.back()) * 1e-3;
+    }
+    r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
+    r.events = engine_.events_processed();
+    r.packet_hops = net_.totals().packet_hops;
+    r.simulated_s = engine_.now().seconds();
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+
+  void on_message_sent(uint64_t, Time) override {}
+
+  void on_message_delivered(uint64_t cookie, Time t) override {
+    if (t >= window_start_ && t < window_end_) window_wire_bytes_ += wire_bytes_;
+    if (cookie & kMeasuredBit) {
+      latencies_.push_back((t - Time::ps(static_cast<int64_t>(cookie & ~kMeasuredBit))).count_ps());
+      --outstanding_;
+    }
+  }
+
+ private:
+  void schedule_next(EndpointId e, Time from) {
+    // Poisson arrivals: exponential gaps.
+    const double gap = -std::log(1.0 - uniform01(rng_[e])) * mean_gap_ps_;
+    const Time next = from + Time::ps(std::max<int64_t>(1, std::llround(gap)));
+    if (next < window_end_) engine_.schedule(next, kGenerate, e);
+  }
+
+  void generate(EndpointId src) {
+    const Time now = engine_.now();
+    const EndpointId dst = destination(options_.pattern, net_.topology(), src, splitmix(rng_[src]), options_);
+    uint64_t cookie = static_cast<uint64_t>(now.count_ps());
+    if (now >= window_start_ && now < window_end_) {
+      cookie |= kMeasuredBit;
+      ++measured_;
+      ++outstanding_;
+    }
+    net_.inject(src, dst, size_, cookie);
+    schedule_next(src, now);
+  }
+
+  TrafficOptions options_;
+  simcore::Engine engine_;
+  net::NetworkModel net_;
+  Bytes size_;
+  uint64_t wire_bytes_ = 0;
+  double mean_gap_ps_ = 0;
+  std::vector<uint64_t> rng_;
+  Time window_start_, window_end_;
+  uint64_t measured_ = 0, outstanding_ = 0, window_wire_bytes_ = 0;
+  std::vector<int64_t> latencies_;
+};
+
+}  // namespace
+
+const std::vector<PatternEntry>& pattern_registry() {
+  static const std::vector<PatternEntry> table = {
+      {"uniform", "each message to an endpoint drawn uniformly from all others"},
+      {"transpose", "b-bit endpoint index rotated by b/2 bits (matrix transpose when b is even)"},
+      {"bitcomp", "endpoint i sends to N-1-i (bit complement for powers of two)"},
+      {"neighbor", "torus/mesh: the next router in X (wrapping); trees: the next endpoint"},
+      {"hotspot", "a share of messages (hotspot_fraction) to one endpoint, the rest uniform"},
+  };
+  return table;
+}
+
+uint32_t destination(const std::string& pattern, const net::Topology& t, uint32_t src, uint64_t random,
+                     const TrafficOptions& options) {
+  const uint32_t n = t.endpoints();
+  auto uniform_other = [&](uint64_t r) -> uint32_t {
+    if (n == 1) return src;
+    const uint32_t pick = static_cast<uint32_t>(r % (n - 1));
+    return pick >= src ? pick + 1 : pick;
+  };
+  if (pattern == "uniform") return uniform_other(random);
+  if (pattern == "bitcomp") return n - 1 - src;
+  if (pattern == "transpose") {
+    if (!std::has_single_bit(n)) {
+      throw std::invalid_argument(fmt::format("transpose needs a power-of-two number of endpoints, not {}", n));
+    }
+    const uint32_t bits = static_cast<uint32_t>(std::countr_zero(n));
+    const uint32_t half = bits / 2;
+    if (half == 0) return src;
+    return ((src << half) | (src >> (bits - half))) & (n - 1);
+  }
+  if (pattern == "neighbor") {
+    if (is_cube(t) && t.dims()[0] > 1) {
+      const uint32_t per_router = t.terminals_per_router();
+      const net::RouterId r = src / per_router;
+      const uint32_t x = t.coord(r, 0);
+      const net::RouterId next = x + 1 == t.dims()[0] ? r - x : r + 1;
+      return next * per_router + src % per_router;
+    }
+    return (src + 1) % n;
+  }
+  if (pattern == "hotspot") {
+    if (options.hotspot >= n) {
+      throw std::invalid_argument(fmt::format("hotspot endpoint {} does not exist ({} endpoints)", options.hotspot, n));
+    }
+    const double u = static_cast<double>(random >> 11) * 0x1.0p-53;
+    if (u < options.hotspot_fraction) return options.hotspot;
+    return uniform_other(random * 0x9e3779b97f4a7c15ULL + 1);
+  }
+  std::string known;
+  for (const PatternEntry& p : pattern_registry()) known += std::string(known.empty() ? "" : ", ") + p.name;
+  throw std::invalid_argument(fmt::format("unknown traffic pattern '{}' (known: {})", pattern, known));
+}
+
+TrafficResult run_traffic(const net::NetworkConfig& network, const TrafficOptions& options) {
+  if (!(options.load > 0) || options.load > 10) {
+    throw std::invalid_argument(fmt::format("offered load {} is outside (0, 10]", options.load));
+  }
+  if (options.measure <= Time::zero()) throw std::invalid_argument("the measurement window must be positive");
+  Generator g(network, options);
+  return g.run();
+}
+
+}  // namespace mgen::traffic
