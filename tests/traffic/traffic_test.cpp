@@ -116,3 +116,34 @@ TEST_CASE("traffic runs are reproducible", "[traffic][determinism]") {
   o.seed = 2;
   CHECK(traffic::run_traffic(small_torus(), o).events != a.events);
 }
+
+TEST_CASE("a permutation saturates at the inverse of its busiest channel's load", "[traffic][contention]") {
+  // Independent bound: walk every source's route, count flows per link; with links as fast as
+  // the injection links a permutation cannot be accepted above 1 / (max flows on one link).
+  net::NetworkConfig c;
+  c.topology.dims = {8, 8, 8};
+  const net::Topology t = net::Topology::build(c);
+  const net::Routing routing(t, c.router);
+  for (const char* pattern : {"bitcomp", "transpose"}) {
+    std::vector<int> flows(t.total_ports());
+    for (uint32_t s = 0; s < t.endpoints(); ++s) {
+      const uint32_t d = traffic::destination(pattern, t, s, 0, {});
+      net::RouteState state;
+      for (net::RouterId r = t.endpoint_router(s);;) {
+        const uint32_t gp = t.port_base(r) + routing.route(r, d, 0, state, nullptr, 0).port;
+        ++flows[gp];
+        if (t.link_at(gp).kind != net::PeerKind::kRouter) break;
+        r = t.link_at(gp).peer;
+      }
+    }
+    const double bound = 1.0 / *std::max_element(flows.begin(), flows.end());
+    INFO(pattern << ": channel-load bound " << bound);
+    traffic::TrafficOptions o;
+    o.pattern = pattern;
+    o.load = std::min(1.0, bound * 1.6);
+    o.drain_limit = Time::us(20);
+    const traffic::TrafficResult r = traffic::run_traffic(c, o);
+    CHECK(r.saturated);
+    CHECK(r.accepted == Approx(bound).epsilon(0.06));
+  }
+}
