@@ -3,6 +3,7 @@
 // memory. Run one configuration per process (bench/run_network_bench.sh) so memory is clean.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   t.warmup = mgen::simcore::Time::us(2);
   t.measure = mgen::simcore::Time::us(10);
   std::string label = "default";
+  int repeat = 3;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) {
@@ -52,10 +54,13 @@ int main(int argc, char** argv) {
       t.measure = mgen::config::parse_time(argv[++i]);
     } else if (a == "--pattern" && i + 1 < argc) {
       t.pattern = argv[++i];
+    } else if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::max(1, std::stoi(argv[++i]));
     } else if (a == "--label" && i + 1 < argc) {
       label = argv[++i];
     } else {
-      fmt::print(stderr, "usage: bench_network [--set KEY=VALUE]... [--load X] [--measure T] [--label NAME]\n");
+      fmt::print(stderr,
+                 "usage: bench_network [--set KEY=VALUE]... [--load X] [--measure T] [--repeat N] [--label NAME]\n");
       return 2;
     }
   }
@@ -72,13 +77,19 @@ int main(int argc, char** argv) {
       model_kib = memory_kib().first - before;
       nodes = net.topology().nodes();
     }
-    const mgen::traffic::TrafficResult r = mgen::traffic::run_traffic(m.network, t);
+    // This machine is shared and noisy: report the best of `repeat` identical runs.
+    mgen::traffic::TrafficResult r = mgen::traffic::run_traffic(m.network, t);
+    for (int k = 1; k < repeat; ++k) {
+      const mgen::traffic::TrafficResult again = mgen::traffic::run_traffic(m.network, t);
+      if (again.wall_s < r.wall_s) r = again;
+    }
     const long peak = memory_kib().second;
-    fmt::print("{:<28} nodes {:>7}  events {:>11}  wall {:7.2f} s  {:6.2f} M events/s  {:6.2f} M hops/s  "
-               "model {:7.0f} B/node  peak {:6.0f} MiB  accepted {:.3f}\n",
-               label, nodes, r.events, r.wall_s, static_cast<double>(r.events) / r.wall_s * 1e-6,
-               static_cast<double>(r.packet_hops) / r.wall_s * 1e-6, static_cast<double>(model_kib) * 1024.0 / nodes,
-               static_cast<double>(peak) / 1024.0, r.accepted);
+    fmt::print(
+        "{:<28} nodes {:>7}  events {:>11}  wall {:7.2f} s  {:6.2f} M events/s  {:6.2f} M hops/s  "
+        "model {:7.0f} B/node  peak {:6.0f} MiB  accepted {:.3f}\n",
+        label, nodes, r.events, r.wall_s, static_cast<double>(r.events) / r.wall_s * 1e-6,
+        static_cast<double>(r.packet_hops) / r.wall_s * 1e-6, static_cast<double>(model_kib) * 1024.0 / nodes,
+        static_cast<double>(peak) / 1024.0, r.accepted);
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_network: {}\n", e.what());
     return 1;

@@ -60,8 +60,9 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
     Time latency_in = topo_.endpoint_latency();
     for (size_t i = 0; i < n; ++i) {
       const Time h = simcore::max(head + latency_in + t_head_, busy[i]);
-      const Time e = simcore::max(simcore::max(h + transfer_time(wire, scratch_[i].bw), h + transfer_time(wire, switch_bw_)),
-                                  tail + latency_in + t_tail_);
+      const Time e =
+          simcore::max(simcore::max(h + transfer_time(wire, scratch_[i].bw), h + transfer_time(wire, switch_bw_)),
+                       tail + latency_in + t_tail_);
       busy[i] = e;
       head = h;
       tail = e;
@@ -79,8 +80,8 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
 
 void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
   if (src >= topo_.endpoints() || dst >= topo_.endpoints()) {
-    throw std::out_of_range(fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst,
-                                        topo_.endpoints()));
+    throw std::out_of_range(
+        fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
   }
   const Time now = engine_.now();
   const Timing t = zero_load(src, dst, size, now);

@@ -16,7 +16,8 @@ void validate(const NetworkConfig& c) {
   auto positive = [](Bandwidth bw, const char* key) {
     if (bw.is_zero()) throw ConfigError(key, "bandwidth must be greater than zero");
   };
-  for (Bandwidth bw : c.topology.link_bandwidth) positive(bw, "topology.link_bandwidth");
+  for (Bandwidth bw : c.topology.link_bandwidth)
+    positive(bw, "topology.link_bandwidth");
   positive(c.nic.link_bandwidth, "nic.link_bandwidth");
   positive(c.nic.dma_bandwidth, "nic.dma_bandwidth");
   positive(c.router.switch_bandwidth, "router.switch_bandwidth");
@@ -51,7 +52,9 @@ NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config,
 
 NetworkModel::~NetworkModel() = default;
 
-const char* NetworkModel::backend_name() const { return packet_ ? "packet" : "analytic"; }
+const char* NetworkModel::backend_name() const {
+  return packet_ ? "packet" : "analytic";
+}
 
 void NetworkModel::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
   if (packet_) {
@@ -74,13 +77,17 @@ void NetworkModel::dispatch(const simcore::Event& e) {
   }
 }
 
-NetworkTotals NetworkModel::totals() const { return packet_ ? packet_->totals() : analytic_->totals(); }
+NetworkTotals NetworkModel::totals() const {
+  return packet_ ? packet_->totals() : analytic_->totals();
+}
 
 uint64_t NetworkModel::packets_in_flight() const {
   return packet_ ? packet_->packets_in_flight() : analytic_->messages_in_flight();
 }
 
-std::string NetworkModel::describe_stuck(size_t limit) const { return packet_ ? packet_->describe_stuck(limit) : ""; }
+std::string NetworkModel::describe_stuck(size_t limit) const {
+  return packet_ ? packet_->describe_stuck(limit) : "";
+}
 
 std::vector<LinkInfo> NetworkModel::links() const {
   const auto& stats = packet_ ? packet_->router_link_stats() : analytic_->router_link_stats();

@@ -39,48 +39,51 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())) {
   const size_t ports = topology.total_ports();
-  total_ports_ = static_cast<uint32_t>(ports);
-  fifo_head_.assign(ports * vcs_, kNoId);
-  fifo_tail_.assign(ports * vcs_, kNoId);
-  req_next_.assign(ports * vcs_, kNoId);
-  req_prev_.assign(ports * vcs_, kNoId);
-  in_busy_.assign(ports, Time::zero());
-  out_busy_.assign(ports, Time::zero());
-  out_wake_.assign(ports, Time::max());
-  req_head_.assign(ports, kNoId);
-  rr_.assign(ports, 0);
+  while ((1u << vc_shift_) < vcs_)
+    ++vc_shift_;
+  ports_.assign(ports, Port{});
+  rings_.assign(ports, CreditRing{});
+  vc_.assign(ports << vc_shift_, PortVc{});
   link_stats_.assign(ports, LinkStats{});
-  credit_blocked_.assign(ports, 0);
-  const size_t queues = ports + topology.endpoints();
-  credits_.assign(queues * vcs_, 0);
-  credit_head_.assign(queues, kNoId);
-  credit_tail_.assign(queues, kNoId);
-  out_bw_.resize(ports);
-  out_full_ser_.resize(ports);
   const int32_t vc_buffer = static_cast<int32_t>(config.router.vc_buffer.count());
   const int32_t rx_buffer = static_cast<int32_t>(config.nic.rx_buffer.count());
   const Bytes full(payload_max_ + header_);
   for (size_t gp = 0; gp < ports; ++gp) {
     const PortLink& l = topology.link_at(static_cast<uint32_t>(gp));
-    if (l.kind == PeerKind::kRouter) {
-      for (uint32_t v = 0; v < vcs_; ++v) credits_[gp * vcs_ + v] = vc_buffer;
-    } else if (l.kind == PeerKind::kEndpoint) {
-      credits_[gp * vcs_] = rx_buffer;  // a NIC has one ejection buffer
-    }
+    Port& port = ports_[gp];
+    port.peer = l.peer;
+    port.peer_port = l.peer_port;
+    port.kind = l.kind;
+    port.latency = l.latency;
     // The tail leaves no sooner than the slower of the output link and the crossbar allow.
-    out_bw_[gp] = l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_);
-    out_full_ser_[gp] = transfer_time(full, out_bw_[gp]);
-  }
-  for (size_t q = ports; q < queues; ++q) {
-    for (uint32_t v = 0; v < vcs_; ++v) credits_[q * vcs_ + v] = vc_buffer;
+    port.full_ser =
+        transfer_time(full, l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_));
+    if (l.kind == PeerKind::kRouter) {
+      for (uint32_t v = 0; v < vcs_; ++v)
+        vc_[vc_index(static_cast<uint32_t>(gp), v)].credits = vc_buffer;
+    } else if (l.kind == PeerKind::kEndpoint) {
+      vc_[vc_index(static_cast<uint32_t>(gp), 0)].credits = rx_buffer;  // a NIC has one ejection buffer
+    }
   }
   nics_.assign(topology.endpoints(), Nic{});
+  nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
+  nic_rings_.assign(topology.endpoints(), CreditRing{});
   nic_stats_.assign(topology.endpoints(), LinkStats{});
 }
 
 // ---------------------------------------------------------------- credits
 
-void PacketNetwork::return_credit(uint32_t queue, Time at, uint32_t vc, uint32_t bytes) {
+void PacketNetwork::return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t bytes) {
+  // Credits for one link come from one downstream input port, whose packets leave in order,
+  // so appending keeps the queue sorted by due time.
+  if (q.overflow_head == kNoId && q.count < CreditRing::kSlots) {
+    const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
+    q.at[i] = at;
+    q.bytes[i] = bytes;
+    q.vc[i] = static_cast<uint8_t>(vc);
+    ++q.count;
+    return;
+  }
   uint32_t c;
   if (free_pending_ != kNoId) {
     c = free_pending_;
@@ -90,36 +93,44 @@ void PacketNetwork::return_credit(uint32_t queue, Time at, uint32_t vc, uint32_t
     pending_.emplace_back();
   }
   pending_[c] = PendingCredit{at, bytes, vc, kNoId};
-  // Credits for one output come from one downstream input port, whose packets leave in order,
-  // so each queue stays sorted by due time.
-  if (credit_tail_[queue] == kNoId) {
-    credit_head_[queue] = c;
+  if (q.overflow_tail == kNoId) {
+    q.overflow_head = c;
   } else {
-    pending_[credit_tail_[queue]].next = c;
+    pending_[q.overflow_tail].next = c;
   }
-  credit_tail_[queue] = c;
+  q.overflow_tail = c;
 }
 
-void PacketNetwork::absorb_credits(uint32_t queue, Time now) {
-  uint32_t c = credit_head_[queue];
-  while (c != kNoId && pending_[c].at <= now) {
-    const PendingCredit& pc = pending_[c];
-    credits_[size_t{queue} * vcs_ + pc.vc] += static_cast<int32_t>(pc.bytes);
-    const uint32_t next = pc.next;
-    pending_[c].next = free_pending_;
-    free_pending_ = c;
-    c = next;
+void PacketNetwork::absorb_credits(CreditRing& q, int32_t* credits, size_t stride, Time now) {
+  for (;;) {
+    if (q.count == 0) {
+      if (q.overflow_head == kNoId) return;
+      // Move the oldest overflow entries into the ring.
+      while (q.overflow_head != kNoId && q.count < CreditRing::kSlots) {
+        const uint32_t c = q.overflow_head;
+        const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
+        q.at[i] = pending_[c].at;
+        q.bytes[i] = pending_[c].bytes;
+        q.vc[i] = static_cast<uint8_t>(pending_[c].vc);
+        ++q.count;
+        q.overflow_head = pending_[c].next;
+        pending_[c].next = free_pending_;
+        free_pending_ = c;
+      }
+      if (q.overflow_head == kNoId) q.overflow_tail = kNoId;
+    }
+    if (q.at[q.first] > now) return;
+    credits[q.vc[q.first] * stride] += static_cast<int32_t>(q.bytes[q.first]);
+    q.first = static_cast<uint8_t>((q.first + 1) % CreditRing::kSlots);
+    --q.count;
   }
-  credit_head_[queue] = c;
-  if (c == kNoId) credit_tail_[queue] = kNoId;
 }
 
-Time PacketNetwork::next_credit(uint32_t queue) const {
-  return credit_head_[queue] == kNoId ? Time::max() : pending_[credit_head_[queue]].at;
-}
-
-Time PacketNetwork::serialise(uint32_t wire, uint32_t out_gp) const {
-  return wire == payload_max_ + header_ ? out_full_ser_[out_gp] : transfer_time(Bytes(wire), out_bw_[out_gp]);
+Time PacketNetwork::serialise(uint32_t wire, const Port& out) const {
+  if (wire == payload_max_ + header_) return out.full_ser;
+  const uint32_t gp = static_cast<uint32_t>(&out - ports_.data());
+  const PortLink& l = topo_.link_at(gp);
+  return transfer_time(Bytes(wire), l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_));
 }
 
 // ---------------------------------------------------------------- pools
@@ -161,8 +172,8 @@ void PacketNetwork::dispatch(const Event& e) {
       on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32));
       break;
     case kRouterWake: {
-      const uint32_t gp = topo_.port_base(e.target) + e.port;
-      if (out_wake_[gp] == e.time) out_wake_[gp] = Time::max();
+      Port& port = ports_[topo_.port_base(e.target) + e.port];
+      if (port.out_wake == e.time) port.out_wake = Time::max();
       try_output(e.target, e.port);
       break;
     }
@@ -206,8 +217,8 @@ void PacketNetwork::finish(uint32_t m) {
 
 void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
   if (src >= topo_.endpoints() || dst >= topo_.endpoints()) {
-    throw std::out_of_range(fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst,
-                                        topo_.endpoints()));
+    throw std::out_of_range(
+        fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
   }
   const uint32_t m = alloc_message();
   Message& msg = messages_[m];
@@ -249,16 +260,15 @@ void PacketNetwork::try_inject(EndpointId e) {
   Message& msg = messages_[m];
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
   const uint32_t wire = payload + header_;
-  const uint32_t queue = nic_queue(e);
-  absorb_credits(queue, now);
-  int32_t* credits = &credits_[size_t{queue} * vcs_];
+  int32_t* credits = &nic_credits_[size_t{e} * vcs_];
+  absorb_credits(nic_rings_[e], credits, 1, now);
   int vc = -1;
   for (uint32_t v = injection_.vc_lo; v < injection_.vc_hi; ++v) {
     if (credits[v] >= static_cast<int32_t>(wire) && (vc < 0 || credits[v] > credits[vc])) vc = static_cast<int>(v);
   }
   nic.credit_blocked = vc < 0;
   if (vc < 0) {
-    if (credit_head_[queue] != kNoId) nic_wake(e, next_credit(queue));
+    if (nic_rings_[e].count) nic_wake(e, next_credit(nic_rings_[e]));
     return;  // otherwise the next credit to be returned wakes the NIC
   }
 
@@ -267,7 +277,9 @@ void PacketNetwork::try_inject(EndpointId e) {
   const Time dma_end = dma_start + transfer_time(Bytes(payload), dma_bw_);
   nic.dma_free = dma_end;
   const Time head = simcore::max(now, dma_start + dma_latency_);
-  const Time tail = simcore::max(head + transfer_time(Bytes(wire), topo_.endpoint_bandwidth()), dma_end + dma_latency_);
+  const Time link_time =
+      wire == payload_max_ + header_ ? full_packet_time_ : transfer_time(Bytes(wire), topo_.endpoint_bandwidth());
+  const Time tail = simcore::max(head + link_time, dma_end + dma_latency_);
   nic.link_busy = tail;
   credits[vc] -= static_cast<int32_t>(wire);
   LinkStats& ls = nic_stats_[e];
@@ -324,8 +336,8 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   const RouterId r = topo_.endpoint_router(e);
   const uint32_t gp = topo_.port_base(r) + topo_.endpoint_port(e);
   const Time due = dma_end + topo_.endpoint_latency();
-  return_credit(gp, due, 0, p.wire);
-  if (credit_blocked_[gp]) wake(r, topo_.endpoint_port(e), due);
+  return_credit(rings_[gp], due, 0, p.wire);
+  if (ports_[gp].credit_blocked) wake(r, topo_.endpoint_port(e), due);
   Message& msg = messages_[p.msg];
   if (++msg.received == msg.packets) engine_.schedule(dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
   free_packet(pk);
@@ -335,29 +347,40 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
 
 void PacketNetwork::on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc) {
   const uint32_t in_gp = topo_.port_base(r) + in_port;
-  const uint32_t iv = in_gp * vcs_ + vc;
+  PortVc& in = vc_[vc_index(in_gp, vc)];
   Packet& p = packets_[pk];
   p.vc = static_cast<uint8_t>(vc);
   p.next = kNoId;
-  if (fifo_tail_[iv] == kNoId) {
-    fifo_head_[iv] = pk;
-    fifo_tail_[iv] = pk;
+  if (in.fifo_tail == kNoId) {
+    in.fifo_head = pk;
+    in.fifo_tail = pk;
     become_head(r, in_gp, vc);
   } else {
-    packets_[fifo_tail_[iv]].next = pk;
-    fifo_tail_[iv] = pk;
+    packets_[in.fifo_tail].next = pk;
+    in.fifo_tail = pk;
   }
 }
 
 void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
-  const uint32_t iv = in_gp * vcs_ + vc;
-  Packet& p = packets_[fifo_head_[iv]];
+  const uint32_t iv = vc_index(in_gp, vc);
+  Packet& p = packets_[vc_[iv].fifo_head];
   const uint32_t base = topo_.port_base(r);
+  const uint32_t nports = topo_.ports(r);
+  Route route;
   if (routing_.adaptive()) {
     // Adaptive choices read the free credit of every output of this router.
-    for (uint32_t gp = base; gp < base + topo_.ports(r); ++gp) absorb_credits(gp, engine_.now());
+    const Time now = engine_.now();
+    std::vector<int32_t>& view = credit_view_;
+    view.resize(size_t{nports} * vcs_);
+    for (uint32_t port = 0; port < nports; ++port) {
+      absorb_port(base + port, now);
+      for (uint32_t v = 0; v < vcs_; ++v)
+        view[size_t{port} * vcs_ + v] = vc_[vc_index(base + port, v)].credits;
+    }
+    route = routing_.route(r, p.dst, p.hash, p.state, view.data(), p.wire);
+  } else {
+    route = routing_.route(r, p.dst, p.hash, p.state, nullptr, p.wire);
   }
-  const Route route = routing_.route(r, p.dst, p.hash, p.state, &credits_[size_t{base} * vcs_], p.wire);
   p.out_port = route.port;
   p.vc_lo = route.vc_lo;
   p.vc_hi = route.vc_hi;
@@ -366,64 +389,68 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
 }
 
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {
-  req_prev_[iv] = kNoId;
-  req_next_[iv] = req_head_[out_gp];
-  if (req_head_[out_gp] != kNoId) req_prev_[req_head_[out_gp]] = iv;
-  req_head_[out_gp] = iv;
+  Port& out = ports_[out_gp];
+  vc_[iv].req_prev = kNoId;
+  vc_[iv].req_next = out.req_head;
+  if (out.req_head != kNoId) vc_[out.req_head].req_prev = iv;
+  out.req_head = iv;
 }
 
 void PacketNetwork::unrequest(uint32_t out_gp, uint32_t iv) {
-  if (req_prev_[iv] == kNoId) {
-    req_head_[out_gp] = req_next_[iv];
+  PortVc& v = vc_[iv];
+  if (v.req_prev == kNoId) {
+    ports_[out_gp].req_head = v.req_next;
   } else {
-    req_next_[req_prev_[iv]] = req_next_[iv];
+    vc_[v.req_prev].req_next = v.req_next;
   }
-  if (req_next_[iv] != kNoId) req_prev_[req_next_[iv]] = req_prev_[iv];
-  req_next_[iv] = req_prev_[iv] = kNoId;
+  if (v.req_next != kNoId) vc_[v.req_next].req_prev = v.req_prev;
+  v.req_next = v.req_prev = kNoId;
 }
 
-int PacketNetwork::pick_vc(const int32_t* credits, const Packet& p) const {
+int PacketNetwork::pick_vc(const PortVc* out_vcs, const Packet& p) const {
   // VC allocation: the allowed downstream VC with the most free space that holds the whole packet.
   int vc = -1;
   for (uint32_t v = p.vc_lo; v < p.vc_hi; ++v) {
-    if (credits[v] >= static_cast<int32_t>(p.wire) && (vc < 0 || credits[v] > credits[vc])) vc = static_cast<int>(v);
+    const int32_t c = out_vcs[v].credits;
+    if (c >= static_cast<int32_t>(p.wire) && (vc < 0 || c > out_vcs[vc].credits)) vc = static_cast<int>(v);
   }
   return vc;
 }
 
 void PacketNetwork::wake(RouterId r, uint32_t out_port, Time t) {
-  const uint32_t gp = topo_.port_base(r) + out_port;
-  if (out_wake_[gp] >= engine_.now() && out_wake_[gp] <= t) return;
-  out_wake_[gp] = t;
+  Port& port = ports_[topo_.port_base(r) + out_port];
+  if (port.out_wake >= engine_.now() && port.out_wake <= t) return;
+  port.out_wake = t;
   engine_.schedule(t, kRouterWake, r, static_cast<uint16_t>(out_port));
 }
 
 void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
   const uint32_t base = topo_.port_base(r);
   const uint32_t gp = base + out_port;
+  Port& out = ports_[gp];
   const Time now = engine_.now();
-  if (out_busy_[gp] > now) {
-    if (req_head_[gp] != kNoId) wake(r, out_port, out_busy_[gp]);
+  if (out.out_busy > now) {
+    if (out.req_head != kNoId) wake(r, out_port, out.out_busy);
     return;
   }
-  absorb_credits(gp, now);
-  const int32_t* credits = &credits_[size_t{gp} * vcs_];
-  const uint32_t slots = topo_.ports(r) * vcs_;
+  absorb_port(gp, now);
+  const PortVc* out_vcs = &vc_[vc_index(gp, 0)];
+  const uint32_t slots = topo_.ports(r) << vc_shift_;
+  const uint32_t first_iv = vc_index(base, 0);
   bool credit_blocked = false;
-  const uint32_t first_iv = base * vcs_;
   Time retry = Time::max();
   uint32_t best = kNoId;
   int best_vc = -1;
   uint32_t best_rank = 0;
   scratch_.clear();
-  for (uint32_t iv = req_head_[gp]; iv != kNoId; iv = req_next_[iv]) {
-    const uint32_t in_gp = iv / vcs_;
-    if (in_busy_[in_gp] > now) {
-      retry = simcore::min(retry, in_busy_[in_gp]);
+  for (uint32_t iv = out.req_head; iv != kNoId; iv = vc_[iv].req_next) {
+    const Port& in = ports_[iv >> vc_shift_];
+    if (in.in_busy > now) {
+      retry = simcore::min(retry, in.in_busy);
       continue;
     }
-    const Packet& p = packets_[fifo_head_[iv]];
-    const int vc = pick_vc(credits, p);
+    const Packet& p = packets_[vc_[iv].fifo_head];
+    const int vc = pick_vc(out_vcs, p);
     if (vc < 0) {
       credit_blocked = true;
       // Duato: an adaptive packet never waits on adaptive VCs; it takes the escape network.
@@ -432,11 +459,12 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
     }
     bool better;
     if (age_arbitration_) {
-      const Packet& b = best == kNoId ? p : packets_[fifo_head_[best]];
+      const Packet& b = best == kNoId ? p : packets_[vc_[best].fifo_head];
       better = best == kNoId || p.born < b.born || (p.born == b.born && iv < best);
     } else {
+      // Round-robin: distance from the slot after the last one granted.
       const uint32_t slot = iv - first_iv;
-      const uint32_t rank = (slot + slots - rr_[gp] - 1) % slots;
+      const uint32_t rank = slot > out.rr ? slot - out.rr - 1 : slot + slots - out.rr - 1;
       better = best == kNoId || rank < best_rank;
       if (better) best_rank = rank;
     }
@@ -445,12 +473,12 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
       best_vc = vc;
     }
   }
-  credit_blocked_[gp] = credit_blocked;
+  out.credit_blocked = credit_blocked;
   if (best != kNoId) {
     grant(r, gp, best, static_cast<uint32_t>(best_vc));
   } else {
     // Credits already on their way are due at known times; later ones wake us on return.
-    if (credit_blocked) retry = simcore::min(retry, next_credit(gp));
+    if (credit_blocked) retry = simcore::min(retry, next_credit(rings_[gp]));
     if (retry != Time::max()) wake(r, out_port, retry);
   }
   if (scratch_.empty()) return;
@@ -459,31 +487,34 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
   // head packet still asking this output for adaptive VCs moves to the escape network.
   const std::vector<uint32_t> fallback(scratch_);
   for (uint32_t iv : fallback) {
-    if (fifo_head_[iv] == kNoId) continue;
-    Packet& p = packets_[fifo_head_[iv]];
+    if (vc_[iv].fifo_head == kNoId) continue;
+    Packet& p = packets_[vc_[iv].fifo_head];
     if (p.state.escape || base + p.out_port != gp) continue;
     unrequest(gp, iv);
     p.state.escape = 1;
-    become_head(r, iv / vcs_, iv % vcs_);
+    become_head(r, iv >> vc_shift_, iv & ((1u << vc_shift_) - 1));
   }
 }
 
 void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc) {
-  const uint32_t in_gp = iv / vcs_;
-  const uint32_t in_vc = iv % vcs_;
+  const uint32_t in_gp = iv >> vc_shift_;
+  const uint32_t in_vc = iv & ((1u << vc_shift_) - 1);
   unrequest(out_gp, iv);
-  const uint32_t pk = fifo_head_[iv];
+  PortVc& in_vcs = vc_[iv];
+  const uint32_t pk = in_vcs.fifo_head;
   Packet& p = packets_[pk];
-  fifo_head_[iv] = p.next;
-  if (fifo_head_[iv] == kNoId) fifo_tail_[iv] = kNoId;
+  in_vcs.fifo_head = p.next;
+  if (in_vcs.fifo_head == kNoId) in_vcs.fifo_tail = kNoId;
 
-  const PortLink& out = topo_.link_at(out_gp);
+  Port& out = ports_[out_gp];
+  Port& in = ports_[in_gp];
   const Time head = engine_.now();
-  const Time tail = simcore::max(head + serialise(p.wire, out_gp), p.tail + t_tail_);
-  out_busy_[out_gp] = tail;
-  in_busy_[in_gp] = tail;
-  credits_[size_t{out_gp} * vcs_ + vc] -= static_cast<int32_t>(p.wire);
-  rr_[out_gp] = iv - topo_.port_base(r) * vcs_;
+  const Time tail = simcore::max(head + serialise(p.wire, out), p.tail + t_tail_);
+  out.out_busy = tail;
+  in.in_busy = tail;
+  vc_[vc_index(out_gp, vc)].credits -= static_cast<int32_t>(p.wire);
+  const uint32_t base = topo_.port_base(r);
+  out.rr = iv - vc_index(base, 0);
   LinkStats& ls = link_stats_[out_gp];
   ls.bytes += p.wire;
   ++ls.packets;
@@ -491,14 +522,13 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   ++totals_.packet_hops;
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.
-  const PortLink& in = topo_.link_at(in_gp);
   const Time due = tail + in.latency;
   if (in.kind == PeerKind::kRouter) {
     const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
-    return_credit(up_gp, due, in_vc, p.wire);
-    if (credit_blocked_[up_gp]) wake(in.peer, in.peer_port, due);
+    return_credit(rings_[up_gp], due, in_vc, p.wire);
+    if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
   } else {
-    return_credit(nic_queue(in.peer), due, in_vc, p.wire);
+    return_credit(nic_rings_[in.peer], due, in_vc, p.wire);
     if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
   }
   p.tail = tail + out.latency;
@@ -507,8 +537,8 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   } else {
     engine_.schedule(head + out.latency, kNicArrive, out.peer, 0, pk);
   }
-  if (req_head_[out_gp] != kNoId) wake(r, out_gp - topo_.port_base(r), tail);
-  if (fifo_head_[iv] != kNoId) become_head(r, in_gp, in_vc);
+  if (out.req_head != kNoId) wake(r, out_gp - base, tail);
+  if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);
 }
 
 std::string PacketNetwork::describe_stuck(size_t limit) const {
@@ -519,17 +549,19 @@ std::string PacketNetwork::describe_stuck(size_t limit) const {
       const uint32_t gp = topo_.port_base(r) + port;
       for (uint32_t v = 0; v < vcs_ && lines < limit; ++v) {
         uint32_t count = 0;
-        for (uint32_t pk = fifo_head_[gp * vcs_ + v]; pk != kNoId; pk = packets_[pk].next) ++count;
+        for (uint32_t pk = vc_[vc_index(gp, v)].fifo_head; pk != kNoId; pk = packets_[pk].next)
+          ++count;
         if (count == 0) continue;
-        const Packet& h = packets_[fifo_head_[gp * vcs_ + v]];
+        const Packet& h = packets_[vc_[vc_index(gp, v)].fifo_head];
         const uint32_t out_gp = topo_.port_base(r) + h.out_port;
         std::string credit;
         for (uint32_t dv = h.vc_lo; dv < h.vc_hi; ++dv) {
-          credit += fmt::format("{}{}", credit.empty() ? "" : "/", credits_[size_t{out_gp} * vcs_ + dv]);
+          credit += fmt::format("{}{}", credit.empty() ? "" : "/", vc_[vc_index(out_gp, dv)].credits);
         }
-        out += fmt::format("  router {} in-port {} vc {}: {} packet(s); head to endpoint {} waits for out-port {} "
-                           "vc {}-{} (free credit {} B, needs {} B)\n",
-                           r, port, v, count, h.dst, h.out_port, h.vc_lo, h.vc_hi - 1, credit, h.wire);
+        out += fmt::format(
+            "  router {} in-port {} vc {}: {} packet(s); head to endpoint {} waits for out-port {} "
+            "vc {}-{} (free credit {} B, needs {} B)\n",
+            r, port, v, count, h.dst, h.out_port, h.vc_lo, h.vc_hi - 1, credit, h.wire);
         ++lines;
       }
     }

@@ -40,8 +40,8 @@ enum PacketEventKind : uint16_t {
 
 class PacketNetwork {
  public:
-  PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
-                const Routing& routing, MessageSink& sink);
+  PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology, const Routing& routing,
+                MessageSink& sink);
 
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);
   void dispatch(const simcore::Event& e);
@@ -54,8 +54,8 @@ class PacketNetwork {
 
  private:
   struct Packet {
-    Time tail;      // when the tail is (or will be) in the buffer the packet occupies
-    Time born;      // age arbitration: when it would have left an idle source NIC
+    Time tail;  // when the tail is (or will be) in the buffer the packet occupies
+    Time born;  // age arbitration: when it would have left an idle source NIC
     uint32_t msg = 0;
     uint32_t next = kNoId;  // FIFO link within an input VC, or free-list link
     EndpointId dst = 0;
@@ -90,22 +90,60 @@ class PacketNetwork {
     uint32_t vc = 0;
     uint32_t next = kNoId;
   };
+  // Hot state of one router port, both directions, in one cache line: a hop reads the input
+  // side of the port it arrived on and the output side of the port it leaves by.
+  struct alignas(64) Port {
+    Time out_busy;                // output link free at
+    Time out_wake = Time::max();  // pending wake-up of this output
+    Time in_busy;                 // input's crossbar connection free at
+    Time latency;                 // of the link behind the port (copied from the topology)
+    Time full_ser;                // a full packet on min(link, crossbar)
+    uint32_t peer = kNoId;        // router or endpoint at the other end
+    uint16_t peer_port = 0;
+    PeerKind kind = PeerKind::kUnconnected;
+    uint8_t credit_blocked = 0;  // a requester waits for credit on this output
+    uint32_t req_head = kNoId;   // first input VC requesting this output
+    uint32_t rr = 0;             // last input VC slot granted (router-local)
+  };
+  static_assert(sizeof(Port) <= 64, "one cache line per port");
+  // Credits on their way back over one link, in due order: up to four inline (one cache line),
+  // any more in a pooled list behind them.
+  struct alignas(64) CreditRing {
+    static constexpr uint32_t kSlots = 4;
+    Time at[kSlots];
+    uint32_t bytes[kSlots] = {};
+    uint8_t vc[kSlots] = {};
+    uint8_t first = 0, count = 0;
+    uint32_t overflow_head = kNoId, overflow_tail = kNoId;
+  };
+  static_assert(sizeof(CreditRing) == 64, "one cache line per credit ring");
+  // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
+  struct PortVc {
+    uint32_t fifo_head = kNoId, fifo_tail = kNoId;
+    uint32_t req_next = kNoId, req_prev = kNoId;
+    int32_t credits = 0;  // free bytes in the downstream VC
+  };
 
   // routers
   void on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc);
   void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
   void try_output(RouterId r, uint32_t out_port);
   void grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc);
+  Time serialise(uint32_t wire, const Port& out) const;
   void wake(RouterId r, uint32_t out_port, Time t);
   void request(uint32_t out_gp, uint32_t iv);
   void unrequest(uint32_t out_gp, uint32_t iv);
-  int pick_vc(const int32_t* credits, const Packet& p) const;
-  // Credit queues: router output `gp`, or `nic_queue(e)` for a NIC's injection link.
-  uint32_t nic_queue(EndpointId e) const { return total_ports_ + e; }
-  void return_credit(uint32_t queue, Time at, uint32_t vc, uint32_t bytes);
-  void absorb_credits(uint32_t queue, Time now);
-  Time next_credit(uint32_t queue) const;
-  Time serialise(uint32_t wire, uint32_t out_gp) const;
+  int pick_vc(const PortVc* out_vcs, const Packet& p) const;
+  // Credits on their way back: one ring per router output port and per NIC injection link.
+  void return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t bytes);
+  // Adds every credit due by `now` to `credits[vc]` (stride `stride` between VCs).
+  void absorb_credits(CreditRing& q, int32_t* credits, size_t stride, Time now);
+  void absorb_port(uint32_t gp, Time now) {
+    CreditRing& q = rings_[gp];
+    if (q.count) absorb_credits(q, &vc_[size_t{gp} << vc_shift_].credits, sizeof(PortVc) / sizeof(int32_t), now);
+  }
+  static Time next_credit(const CreditRing& q) { return q.count ? q.at[q.first] : Time::max(); }
+  uint32_t vc_index(uint32_t gp, uint32_t vc) const { return (gp << vc_shift_) | vc; }
   // nics
   void try_inject(EndpointId e);
   void nic_wake(EndpointId e, Time t);
@@ -132,24 +170,18 @@ class PacketNetwork {
   Route injection_;
   Time full_packet_time_;  // a full packet on the NIC link
 
-  // Per global port (router port_base + port) and per input VC (global port * vcs + vc).
-  std::vector<uint32_t> fifo_head_, fifo_tail_;
-  std::vector<uint32_t> req_next_, req_prev_;  // per input VC: its place in an output's request list
-  std::vector<Time> in_busy_;
-  std::vector<Time> out_busy_, out_wake_;
-  uint32_t total_ports_;
-  std::vector<int32_t> credits_;       // per credit queue and VC: free bytes downstream
-  std::vector<uint32_t> credit_head_, credit_tail_;  // per credit queue: credits still on the link
+  // Per global port (router port_base + port), and per (global port, VC).
+  std::vector<Port> ports_;
+  std::vector<CreditRing> rings_;  // per output port
+  std::vector<PortVc> vc_;         // per port, VCs at a power-of-two stride (1 << vc_shift_)
+  uint32_t vc_shift_ = 0;
+  std::vector<LinkStats> link_stats_;  // per output port
   std::vector<PendingCredit> pending_;
   uint32_t free_pending_ = kNoId;
-  std::vector<uint8_t> credit_blocked_;  // per output: a requester waits for credit
-  std::vector<Bandwidth> out_bw_;      // per output: min(link, crossbar)
-  std::vector<Time> out_full_ser_;     // per output: a full packet's serialisation
-  std::vector<uint32_t> req_head_;     // per output: first requesting input VC
-  std::vector<uint32_t> rr_;           // per output: last granted input VC slot (router-local)
-  std::vector<LinkStats> link_stats_;  // per output port
 
   std::vector<Nic> nics_;
+  std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input
+  std::vector<CreditRing> nic_rings_;
   std::vector<LinkStats> nic_stats_;
 
   std::vector<Packet> packets_;
@@ -159,6 +191,7 @@ class PacketNetwork {
   uint32_t free_messages_ = kNoId;
   uint32_t message_seq_ = 0;
   std::vector<uint32_t> scratch_;
+  std::vector<int32_t> credit_view_;  // adaptive routing's view of a router's free credits
   NetworkTotals totals_;
 };
 

@@ -5,7 +5,9 @@
 namespace mgen::net {
 namespace {
 
-bool is_cube(TopologyKind k) { return k == TopologyKind::kTorus || k == TopologyKind::kMesh; }
+bool is_cube(TopologyKind k) {
+  return k == TopologyKind::kTorus || k == TopologyKind::kMesh;
+}
 
 // splitmix64 finalizer: spreads packet hashes over ports without any state.
 uint32_t mix(uint64_t x) {
@@ -99,7 +101,7 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
     if (!torus) {
       dir = tc > c ? 0 : 1;
     } else {
-      const uint32_t delta = (tc + k - c) % k;
+      const uint32_t delta = tc >= c ? tc - c : tc + k - c;
       if (2 * delta < k) {
         dir = 0;
       } else if (2 * delta > k) {
@@ -113,7 +115,8 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
     const uint32_t port = t.torus_port(d, dir, ch);
     if (state.dim != d) state.crossed = 0;
     state.dim = static_cast<uint8_t>(d);
-    if (torus && dateline_ && t.link(r, port).dateline) state.crossed = 1;
+    // The wraparound link (k-1 -> 0 going +, 0 -> k-1 going -) is the dateline.
+    if (torus && dateline_ && (dir == 0 ? c + 1 == k : c == 0)) state.crossed = 1;
     Route out{static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
     if (algo_ == RoutingAlgo::kAdaptive) {
       // Escape network: one VC per dateline class.
@@ -151,7 +154,7 @@ Route Routing::route_cube(RouterId r, EndpointId dst, uint32_t hash, RouteState&
     if (!torus) {
       dirs[tc > c ? 0 : 1] = true;
     } else {
-      const uint32_t delta = (tc + k - c) % k;
+      const uint32_t delta = tc >= c ? tc - c : tc + k - c;
       dirs[0] = 2 * delta <= k;
       dirs[1] = 2 * delta >= k;
     }
@@ -202,7 +205,8 @@ Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32
       const uint32_t cand = (dmodk + i) % ups;
       const uint32_t port = t.down_ports(l) + cand;
       int64_t total = 0;
-      for (uint32_t v = 0; v < vcs_; ++v) total += free_credits[port * vcs_ + v];
+      for (uint32_t v = 0; v < vcs_; ++v)
+        total += free_credits[port * vcs_ + v];
       if (total > best) {
         best = total;
         j = cand;

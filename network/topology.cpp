@@ -14,11 +14,14 @@ constexpr uint64_t kMaxPortsPerRouter = 4096;
 
 uint64_t product(const std::vector<uint32_t>& v) {
   uint64_t p = 1;
-  for (uint32_t x : v) p *= x;
+  for (uint32_t x : v)
+    p *= x;
   return p;
 }
 
-Bandwidth scaled(Bandwidth bw, uint64_t k) { return Bandwidth::bytes_per_second(bw.bytes_per_s() * k); }
+Bandwidth scaled(Bandwidth bw, uint64_t k) {
+  return Bandwidth::bytes_per_second(bw.bytes_per_s() * k);
+}
 
 }  // namespace
 
@@ -33,7 +36,8 @@ const std::vector<TopologyEntry>& topology_registry() {
 }
 
 void Topology::add_routers(uint32_t count, uint32_t ports_each) {
-  for (uint32_t i = 0; i < count; ++i) port_base_.push_back(port_base_.back() + ports_each);
+  for (uint32_t i = 0; i < count; ++i)
+    port_base_.push_back(port_base_.back() + ports_each);
   links_.resize(port_base_.back());
   max_ports_ = std::max(max_ports_, ports_each);
 }
@@ -85,7 +89,8 @@ Topology Topology::build(const NetworkConfig& config) {
     return build_fat_tree(config, {t.crossbar_nodes}, {}, TopologyKind::kCrossbar);
   }
   std::string known;
-  for (const auto& e : topology_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
+  for (const auto& e : topology_registry())
+    known += std::string(known.empty() ? "" : ", ") + e.name;
   throw ConfigError("topology.kind", fmt::format("unknown topology '{}' (known: {})", t.kind, known));
 }
 
@@ -95,13 +100,15 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
   topo.kind_ = wrap ? TopologyKind::kTorus : TopologyKind::kMesh;
   topo.kind_name_ = wrap ? "torus" : "mesh";
   const size_t nd = t.dims.size();
-  if (nd < 1 || nd > 6) throw ConfigError("topology.dims", fmt::format("{} dimensions; mesh and torus take 1 to 6", nd));
+  if (nd < 1 || nd > 6)
+    throw ConfigError("topology.dims", fmt::format("{} dimensions; mesh and torus take 1 to 6", nd));
   for (uint32_t k : t.dims) {
     if (k == 0) throw ConfigError("topology.dims", "every dimension needs at least one router");
     if (k > 65535) throw ConfigError("topology.dims", fmt::format("{} routers in one dimension; at most 65535", k));
   }
   const uint64_t routers = product(t.dims);
-  if (routers > kMaxRouters) throw ConfigError("topology.dims", fmt::format("{} routers is more than the {} supported", routers, kMaxRouters));
+  if (routers > kMaxRouters)
+    throw ConfigError("topology.dims", fmt::format("{} routers is more than the {} supported", routers, kMaxRouters));
   if (!t.channels.empty() && t.channels.size() != nd) {
     throw ConfigError("topology.channels", fmt::format("{} values for {} dimensions", t.channels.size(), nd));
   }
@@ -112,14 +119,16 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
   if (t.nodes_per_router == 0) throw ConfigError("topology.nodes_per_router", "must be at least 1");
   const uint64_t nodes = routers * t.nodes_per_router;
   if (nodes * config.nic.nics_per_node > kMaxEndpoints) {
-    throw ConfigError("topology.dims", fmt::format("{} endpoints is more than the {} supported", nodes * config.nic.nics_per_node, kMaxEndpoints));
+    throw ConfigError("topology.dims", fmt::format("{} endpoints is more than the {} supported",
+                                                   nodes * config.nic.nics_per_node, kMaxEndpoints));
   }
 
   topo.dims_ = t.dims;
   topo.channels_ = t.channels.empty() ? std::vector<uint32_t>(nd, 1) : t.channels;
   for (size_t d = 0; d < nd; ++d) {
     if (topo.channels_[d] == 0 || topo.channels_[d] > 255) {
-      throw ConfigError("topology.channels", fmt::format("dimension {} has {} channels; 1 to 255 allowed", d, topo.channels_[d]));
+      throw ConfigError("topology.channels",
+                        fmt::format("dimension {} has {} channels; 1 to 255 allowed", d, topo.channels_[d]));
     }
     topo.dim_bw_.push_back(t.link_bandwidth.size() == 1 ? t.link_bandwidth[0] : t.link_bandwidth[d]);
   }
@@ -137,11 +146,13 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
     topo.dim_port_offset_.push_back(ports);
     if (t.dims[d] > 1) ports += 2 * topo.channels_[d];
   }
-  if (ports > kMaxPortsPerRouter) throw ConfigError("topology.nodes_per_router", fmt::format("{} ports per router is too many", ports));
+  if (ports > kMaxPortsPerRouter)
+    throw ConfigError("topology.nodes_per_router", fmt::format("{} ports per router is too many", ports));
   topo.add_routers(static_cast<uint32_t>(routers), ports);
   topo.coords_.resize(routers * nd);
   for (RouterId r = 0; r < routers; ++r) {
-    for (size_t d = 0; d < nd; ++d) topo.coords_[r * nd + d] = static_cast<uint16_t>((r / topo.stride_[d]) % t.dims[d]);
+    for (size_t d = 0; d < nd; ++d)
+      topo.coords_[r * nd + d] = static_cast<uint16_t>((r / topo.stride_[d]) % t.dims[d]);
   }
   topo.endpoint_router_.resize(topo.endpoints());
   topo.endpoint_port_.resize(topo.endpoints());
@@ -194,7 +205,8 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
   }
   const uint64_t nodes = product(down);
   if (nodes * config.nic.nics_per_node > kMaxEndpoints) {
-    throw ConfigError("topology.down", fmt::format("{} endpoints is more than the {} supported", nodes * config.nic.nics_per_node, kMaxEndpoints));
+    throw ConfigError("topology.down", fmt::format("{} endpoints is more than the {} supported",
+                                                   nodes * config.nic.nics_per_node, kMaxEndpoints));
   }
   topo.down_ = down;
   topo.up_ = up;
@@ -207,9 +219,12 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
   topo.a_count_.assign(h + 1, 1);
   topo.nodes_below_.assign(h + 1, 1);
   topo.up_stride_.assign(h + 1, 1);
-  for (uint32_t l = h; l-- > 0;) topo.a_count_[l] = topo.a_count_[l + 1] * down[l];
-  for (uint32_t l = 1; l <= h; ++l) topo.nodes_below_[l] = topo.nodes_below_[l - 1] * down[l - 1];
-  for (uint32_t l = 2; l <= h; ++l) topo.up_stride_[l] = topo.up_stride_[l - 1] * up[l - 2];
+  for (uint32_t l = h; l-- > 0;)
+    topo.a_count_[l] = topo.a_count_[l + 1] * down[l];
+  for (uint32_t l = 1; l <= h; ++l)
+    topo.nodes_below_[l] = topo.nodes_below_[l - 1] * down[l - 1];
+  for (uint32_t l = 2; l <= h; ++l)
+    topo.up_stride_[l] = topo.up_stride_[l - 1] * up[l - 2];
 
   topo.level_base_.assign(h + 2, 0);
   uint64_t total = 0;
@@ -217,7 +232,8 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
     topo.level_base_[l] = static_cast<uint32_t>(total);
     const uint64_t count = uint64_t{topo.a_count_[l]} * topo.up_stride_[l];
     const uint64_t ports = uint64_t{topo.down_ports(l)} + topo.up_count(l);
-    if (ports > kMaxPortsPerRouter) throw ConfigError("topology.down", fmt::format("level {} switches would have {} ports", l, ports));
+    if (ports > kMaxPortsPerRouter)
+      throw ConfigError("topology.down", fmt::format("level {} switches would have {} ports", l, ports));
     total += count;
     if (total > kMaxRouters) throw ConfigError("topology.down", fmt::format("more than {} switches", kMaxRouters));
     topo.add_routers(static_cast<uint32_t>(count), static_cast<uint32_t>(ports));
@@ -229,7 +245,8 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
   const uint32_t nics = topo.nics_per_node_;
   for (uint32_t n = 0; n < nodes; ++n) {
     const RouterId leaf = topo.level_base_[1] + n / down[0];
-    for (uint32_t nic = 0; nic < nics; ++nic) topo.attach_endpoint(n * nics + nic, leaf, (n % down[0]) * nics + nic);
+    for (uint32_t nic = 0; nic < nics; ++nic)
+      topo.attach_endpoint(n * nics + nic, leaf, (n % down[0]) * nics + nic);
   }
   for (uint32_t l = 1; l < h; ++l) {
     const uint32_t a_l = topo.a_count_[l];
@@ -254,7 +271,8 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
 
 RouterId Topology::router_at(const std::vector<uint32_t>& coords) const {
   RouterId r = 0;
-  for (size_t d = 0; d < dims_.size(); ++d) r += coords[d] * stride_[d];
+  for (size_t d = 0; d < dims_.size(); ++d)
+    r += coords[d] * stride_[d];
   return r;
 }
 
@@ -265,7 +283,8 @@ uint32_t Topology::torus_port(uint32_t dim, uint32_t dir, uint32_t channel) cons
 
 uint32_t Topology::level_of(RouterId r) const {
   uint32_t l = 1;
-  while (r >= level_base_[l + 1]) ++l;
+  while (r >= level_base_[l + 1])
+    ++l;
   return l;
 }
 
@@ -276,7 +295,8 @@ uint32_t Topology::subtree_of(RouterId r) const {
 
 uint64_t Topology::router_links() const {
   uint64_t n = 0;
-  for (const PortLink& l : links_) n += l.kind == PeerKind::kRouter;
+  for (const PortLink& l : links_)
+    n += l.kind == PeerKind::kRouter;
   return n;
 }
 
@@ -296,14 +316,16 @@ uint32_t Topology::router_hops(EndpointId a, EndpointId b) const {
   const NodeId na = node_of(a);
   const NodeId nb = node_of(b);
   uint32_t l = 1;
-  while (na / nodes_below_[l] != nb / nodes_below_[l]) ++l;
+  while (na / nodes_below_[l] != nb / nodes_below_[l])
+    ++l;
   return 2 * (l - 1);
 }
 
 uint32_t Topology::diameter() const {
   if (kind_ == TopologyKind::kTorus || kind_ == TopologyKind::kMesh) {
     uint32_t d = 0;
-    for (uint32_t k : dims_) d += wraps() ? k / 2 : k - 1;
+    for (uint32_t k : dims_)
+      d += wraps() ? k / 2 : k - 1;
     return d;
   }
   uint32_t top = 1;
@@ -336,13 +358,16 @@ Bandwidth Topology::bisection_bandwidth() const {
 std::string Topology::describe() const {
   if (kind_ == TopologyKind::kTorus || kind_ == TopologyKind::kMesh) {
     std::string shape;
-    for (size_t d = 0; d < dims_.size(); ++d) shape += (d ? "x" : "") + std::to_string(dims_[d]);
+    for (size_t d = 0; d < dims_.size(); ++d)
+      shape += (d ? "x" : "") + std::to_string(dims_[d]);
     return fmt::format("{} {}, {} node(s) per router", kind_name_, shape, terminals_ / nics_per_node_);
   }
   if (kind_ == TopologyKind::kCrossbar) return fmt::format("crossbar with {} nodes", nodes_);
   std::string d, u;
-  for (size_t i = 0; i < down_.size(); ++i) d += (i ? "," : "") + std::to_string(down_[i]);
-  for (size_t i = 0; i < up_.size(); ++i) u += (i ? "," : "") + std::to_string(up_[i]);
+  for (size_t i = 0; i < down_.size(); ++i)
+    d += (i ? "," : "") + std::to_string(down_[i]);
+  for (size_t i = 0; i < up_.size(); ++i)
+    u += (i ? "," : "") + std::to_string(up_[i]);
   return fmt::format("fat tree, {} levels, down [{}], up [{}]", down_.size(), d, u);
 }
 

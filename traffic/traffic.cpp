@@ -25,7 +25,9 @@ uint64_t splitmix(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-double uniform01(uint64_t& state) { return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53; }
+double uniform01(uint64_t& state) {
+  return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53;
+}
 
 bool is_cube(const net::Topology& t) {
   return t.kind() == net::TopologyKind::kTorus || t.kind() == net::TopologyKind::kMesh;
@@ -36,8 +38,8 @@ class Generator : public net::MessageSink {
   Generator(const net::NetworkConfig& config, const TrafficOptions& options)
       : options_(options), net_(engine_, config, *this) {
     const net::Topology& t = net_.topology();
-    const uint64_t payload = options.message_size.count() ? options.message_size.count()
-                                                          : config.nic.packet_payload.count();
+    const uint64_t payload =
+        options.message_size.count() ? options.message_size.count() : config.nic.packet_payload.count();
     size_ = Bytes(payload);
     const uint64_t packets = (payload + config.nic.packet_payload.count() - 1) / config.nic.packet_payload.count();
     wire_bytes_ = payload + std::max<uint64_t>(1, packets) * config.nic.packet_header.count();
@@ -45,7 +47,8 @@ class Generator : public net::MessageSink {
     mean_gap_ps_ = static_cast<double>(simcore::transfer_time(Bytes(wire_bytes_), t.endpoint_bandwidth()).count_ps()) /
                    options.load;
     rng_.resize(t.endpoints());
-    for (EndpointId e = 0; e < t.endpoints(); ++e) rng_[e] = options.seed * 0x2545f4914f6cdd1dULL + e;
+    for (EndpointId e = 0; e < t.endpoints(); ++e)
+      rng_[e] = options.seed * 0x2545f4914f6cdd1dULL + e;
     window_start_ = options.warmup;
     window_end_ = options.warmup + options.measure;
   }
@@ -54,7 +57,8 @@ class Generator : public net::MessageSink {
     const auto wall_start = std::chrono::steady_clock::now();
     const net::Topology& t = net_.topology();
     destination(options_.pattern, t, 0, 0, options_);  // reject a bad pattern before simulating
-    for (EndpointId e = 0; e < t.endpoints(); ++e) schedule_next(e, Time::zero());
+    for (EndpointId e = 0; e < t.endpoints(); ++e)
+      schedule_next(e, Time::zero());
     const Time limit = window_end_ + options_.drain_limit;
     engine_.run(
         [this](const Event& ev) {
@@ -69,7 +73,8 @@ class Generator : public net::MessageSink {
 
     TrafficResult r;
     r.offered = options_.load;
-    const double capacity = static_cast<double>(t.endpoints()) * static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
+    const double capacity = static_cast<double>(t.endpoints()) *
+                            static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
                             (window_end_ - window_start_).seconds();
     r.accepted = static_cast<double>(window_wire_bytes_) / capacity;
     r.measured = measured_;
@@ -77,11 +82,13 @@ class Generator : public net::MessageSink {
     if (!latencies_.empty()) {
       std::sort(latencies_.begin(), latencies_.end());
       auto pct = [&](double q) {
-        const size_t i = std::min(latencies_.size() - 1, static_cast<size_t>(q * static_cast<double>(latencies_.size())));
+        const size_t i =
+            std::min(latencies_.size() - 1, static_cast<size_t>(q * static_cast<double>(latencies_.size())));
         return static_cast<double>(latencies_[i]) * 1e-3;
       };
       double sum = 0;
-      for (int64_t l : latencies_) sum += static_cast<double>(l);
+      for (int64_t l : latencies_)
+        sum += static_cast<double>(l);
       r.latency_mean_ns = sum / static_cast<double>(latencies_.size()) * 1e-3;
       r.latency_p50_ns = pct(0.50);
       r.latency_p90_ns = pct(0.90);
@@ -92,6 +99,7 @@ class Generator : public net::MessageSink {
     r.events = engine_.events_processed();
     r.packet_hops = net_.totals().packet_hops;
     r.simulated_s = engine_.now().seconds();
+    r.links = net_.links();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
   }
@@ -190,7 +198,8 @@ uint32_t destination(const std::string& pattern, const net::Topology& t, uint32_
     return uniform_other(random * 0x9e3779b97f4a7c15ULL + 1);
   }
   std::string known;
-  for (const PatternEntry& p : pattern_registry()) known += std::string(known.empty() ? "" : ", ") + p.name;
+  for (const PatternEntry& p : pattern_registry())
+    known += std::string(known.empty() ? "" : ", ") + p.name;
   throw std::invalid_argument(fmt::format("unknown traffic pattern '{}' (known: {})", pattern, known));
 }
 

@@ -67,7 +67,8 @@ TEST_CASE("a torus without dateline VCs deadlocks, and the report names the stuc
   c.router.vc_buffer = Bytes(2080);
   c.nic.rx_buffer = Bytes(2080);
   Harness h(c);
-  for (EndpointId a = 0; a < 6; ++a) h.send(a, (a + 2) % 6, 64 * 2048);  // every flow turns the ring the same way
+  for (EndpointId a = 0; a < 6; ++a)
+    h.send(a, (a + 2) % 6, 64 * 2048);  // every flow turns the ring the same way
   try {
     h.run();
     FAIL("expected a deadlock");
@@ -80,6 +81,7 @@ TEST_CASE("a torus without dateline VCs deadlocks, and the report names the stuc
   c.router.dateline = true;
   c.router.vcs = 2;
   Harness ok(c);
-  for (EndpointId a = 0; a < 6; ++a) ok.send(a, (a + 2) % 6, 64 * 2048);
+  for (EndpointId a = 0; a < 6; ++a)
+    ok.send(a, (a + 2) % 6, 64 * 2048);
   CHECK_NOTHROW(ok.run());
 }

@@ -9,7 +9,9 @@ using namespace mgen::test;
 using mgen::simcore::transfer_time;
 
 namespace {
-Time ser(uint64_t bytes, Bandwidth bw = Bandwidth::gigabytes_per_second(4)) { return transfer_time(Bytes(bytes), bw); }
+Time ser(uint64_t bytes, Bandwidth bw = Bandwidth::gigabytes_per_second(4)) {
+  return transfer_time(Bytes(bytes), bw);
+}
 }  // namespace
 
 TEST_CASE("two flows sharing a link get half of it each", "[contention]") {
@@ -44,10 +46,12 @@ TEST_CASE("an N-to-1 hotspot is limited by the receiver", "[contention]") {
   const uint64_t senders = 8, packets = 100;
   SECTION("ejection link") {
     Harness h(simple_config("crossbar"));
-    for (EndpointId s = 1; s <= senders; ++s) h.send(s, 0, packets * 2048);
+    for (EndpointId s = 1; s <= senders; ++s)
+      h.send(s, 0, packets * 2048);
     h.run();
     Time last;
-    for (const auto& [id, r] : h.records) last = std::max(last, r.delivered);
+    for (const auto& [id, r] : h.records)
+      last = std::max(last, r.delivered);
     const Time streaming = ser(2080) * static_cast<int64_t>(senders * packets);
     CHECK(last >= streaming);
     CHECK(last <= streaming + Time::ns(1000));  // plus one path latency
@@ -57,10 +61,12 @@ TEST_CASE("an N-to-1 hotspot is limited by the receiver", "[contention]") {
     const Bandwidth dma = Bandwidth::gigabytes_per_second(1);
     c.nic.dma_bandwidth = dma;
     Harness h(c);
-    for (EndpointId s = 1; s <= senders; ++s) h.send(s, 0, packets * 2048);
+    for (EndpointId s = 1; s <= senders; ++s)
+      h.send(s, 0, packets * 2048);
     h.run();
     Time last;
-    for (const auto& [id, r] : h.records) last = std::max(last, r.delivered);
+    for (const auto& [id, r] : h.records)
+      last = std::max(last, r.delivered);
     const Time draining = ser(2048, dma) * static_cast<int64_t>(senders * packets);
     CHECK(last >= draining);
     CHECK(last <= draining + ser(2048, dma) * 2 + Time::ns(1000));
@@ -75,7 +81,8 @@ TEST_CASE("full buffers push back on the senders", "[flow-control]") {
   const Time alone = solo.records[s].sent;
 
   Harness h(simple_config("crossbar"));
-  for (EndpointId e = 1; e <= senders; ++e) h.send(e, 0, packets * 2048);
+  for (EndpointId e = 1; e <= senders; ++e)
+    h.send(e, 0, packets * 2048);
   h.run();
   // Without back-pressure every sender would be done after `alone`; with it, a sender can only
   // run ahead of the receiver by the buffers between them (one 32 KiB VC pair + 64 KiB NIC).
@@ -118,9 +125,11 @@ TEST_CASE("parking lot: round-robin is locally fair, age arbitration globally fa
     c.router.arbitration = arbitration;
     Harness h(c);
     std::vector<Time> out;
-    for (EndpointId s = 0; s < 3; ++s) h.send(s, 3, packets * 2048);
+    for (EndpointId s = 0; s < 3; ++s)
+      h.send(s, 3, packets * 2048);
     h.run();
-    for (const auto& [id, r] : h.records) out.push_back(r.delivered);
+    for (const auto& [id, r] : h.records)
+      out.push_back(r.delivered);
     return out;
   };
   const double m = static_cast<double>((ser(2080) * static_cast<int64_t>(packets)).count_ps());
@@ -129,7 +138,8 @@ TEST_CASE("parking lot: round-robin is locally fair, age arbitration globally fa
   CHECK(rr[0].count_ps() / m == Approx(3.0).epsilon(0.03));
   CHECK(rr[1].count_ps() / m == Approx(3.0).epsilon(0.03));
   const std::vector<Time> age = finish("age");
-  for (const Time& t : age) CHECK(t.count_ps() / m == Approx(3.0).epsilon(0.03));
+  for (const Time& t : age)
+    CHECK(t.count_ps() / m == Approx(3.0).epsilon(0.03));
 }
 
 TEST_CASE("two runs of the same traffic are bit-identical", "[determinism]") {
@@ -150,7 +160,8 @@ TEST_CASE("two runs of the same traffic are bit-identical", "[determinism]") {
       out.push_back(r.sent.count_ps());
       out.push_back(r.delivered.count_ps());
     }
-    for (const LinkInfo& l : h.net.links()) out.push_back(l.stats.busy.count_ps());
+    for (const LinkInfo& l : h.net.links())
+      out.push_back(l.stats.busy.count_ps());
     out.push_back(static_cast<int64_t>(h.engine.events_processed()));
     return out;
   };

@@ -68,7 +68,8 @@ TEST_CASE("every routing reaches every destination on a minimal path", "[routing
     for (EndpointId a = 0; a < t.endpoints(); ++a) {
       for (EndpointId b = 0; b < t.endpoints(); ++b) {
         for (int trial = 0; trial < 2; ++trial) {
-          for (int32_t& c : credits) c = static_cast<int32_t>(rng() % 8000);
+          for (int32_t& c : credits)
+            c = static_cast<int32_t>(rng() % 8000);
           const auto hops = walk(t, routing, a, b, static_cast<uint32_t>(rng()), trial ? &credits : nullptr);
           REQUIRE(hops.size() == t.router_hops(a, b) + 1);
           for (const Hop& h : hops) {
@@ -186,5 +187,6 @@ TEST_CASE("d-mod-k sends all traffic for one destination through one top switch,
     ++load[*tops.begin()];
   }
   REQUIRE(load.size() == 16);
-  for (const auto& [top, n] : load) CHECK(n == 4);
+  for (const auto& [top, n] : load)
+    CHECK(n == 4);
 }

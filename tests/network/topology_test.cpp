@@ -29,7 +29,8 @@ std::vector<uint32_t> bfs(const Topology& t, RouterId from) {
 
 std::vector<NetworkConfig> shapes() {
   std::vector<NetworkConfig> out;
-  auto torus = [&](std::vector<uint32_t> dims, const std::string& kind = "torus", uint32_t conc = 1, uint32_t nics = 1) {
+  auto torus = [&](std::vector<uint32_t> dims, const std::string& kind = "torus", uint32_t conc = 1,
+                   uint32_t nics = 1) {
     NetworkConfig c = simple_config(kind);
     c.topology.dims = std::move(dims);
     c.topology.nodes_per_router = conc;

@@ -15,7 +15,9 @@ const Time kLinkLatency = Time::ps(600);
 const Time kHead = Time::ns(4 + 4 + 4 + 128);  // RC + VA + SA + ST
 const Bandwidth kB = Bandwidth::gigabytes_per_second(4);
 
-Time ser(uint64_t bytes, Bandwidth bw = kB) { return transfer_time(Bytes(bytes), bw); }
+Time ser(uint64_t bytes, Bandwidth bw = kB) {
+  return transfer_time(Bytes(bytes), bw);
+}
 
 // Cut-through closed form for an idle network with one bandwidth everywhere: the head crosses
 // n routers (n - 1 router links, two NIC links), then the packets stream behind it.
@@ -120,7 +122,11 @@ TEST_CASE("bottleneck throughput: link, switch, NIC link, DMA, slow dimension", 
       {"switch", [&](NetworkConfig& c) { c.router.switch_bandwidth = slow; }, ser(2080, slow)},
       {"NIC link", [&](NetworkConfig& c) { c.nic.link_bandwidth = slow; }, ser(2080, slow)},
       {"DMA (payload only)", [&](NetworkConfig& c) { c.nic.dma_bandwidth = slow; }, ser(2048, slow)},
-      {"Y dimension", [&](NetworkConfig& c) { c.topology.link_bandwidth = {kB, slow, kB}; }, ser(2080, slow)},
+      {"Y dimension",
+       [&](NetworkConfig& c) {
+         c.topology.link_bandwidth = {kB, slow, kB};
+       },
+       ser(2080, slow)},
   };
   for (const Case& k : cases) {
     INFO(k.name);

@@ -78,7 +78,8 @@ TEST_CASE("engine refuses events in the past", "[engine]") {
 TEST_CASE("run stops at a horizon and resumes", "[engine]") {
   Engine engine;
   int count = 0;
-  for (int i = 1; i <= 10; ++i) engine.schedule(Time::ns(i), 1, 0);
+  for (int i = 1; i <= 10; ++i)
+    engine.schedule(Time::ns(i), 1, 0);
   engine.run([&](const Event&) { ++count; }, Time::ns(4));
   CHECK(count == 4);
   CHECK(engine.now() == Time::ns(4));
@@ -89,7 +90,8 @@ TEST_CASE("run stops at a horizon and resumes", "[engine]") {
 
 TEST_CASE("stop() from a handler ends the run", "[engine]") {
   Engine engine;
-  for (int i = 1; i <= 10; ++i) engine.schedule(Time::ns(i), 1, 0);
+  for (int i = 1; i <= 10; ++i)
+    engine.schedule(Time::ns(i), 1, 0);
   int count = 0;
   engine.run([&](const Event&) {
     if (++count == 3) engine.stop();
@@ -113,11 +115,21 @@ TEST_CASE("the calendar queue pops exactly like the reference heap", "[engine]")
         for (int i = 0; i < pushes; ++i) {
           int64_t delay;
           switch (rng() % 5) {
-            case 0: delay = 0; break;
-            case 1: delay = static_cast<int64_t>(rng() % 64); break;
-            case 2: delay = static_cast<int64_t>(rng() % 5000); break;
-            case 3: delay = static_cast<int64_t>(rng() % 300000); break;
-            default: delay = static_cast<int64_t>(rng() % 100000000); break;
+            case 0:
+              delay = 0;
+              break;
+            case 1:
+              delay = static_cast<int64_t>(rng() % 64);
+              break;
+            case 2:
+              delay = static_cast<int64_t>(rng() % 5000);
+              break;
+            case 3:
+              delay = static_cast<int64_t>(rng() % 300000);
+              break;
+            default:
+              delay = static_cast<int64_t>(rng() % 100000000);
+              break;
           }
           const Event e{now + Time::ps(delay), seq++, static_cast<uint32_t>(round), 1, 0, 0};
           fast.push(e);
@@ -133,7 +145,8 @@ TEST_CASE("the calendar queue pops exactly like the reference heap", "[engine]")
           now = a.time;
         }
       }
-      while (!reference.empty()) REQUIRE(fast.pop().seq == reference.pop().seq);
+      while (!reference.empty())
+        REQUIRE(fast.pop().seq == reference.pop().seq);
       CHECK(fast.empty());
     }
   }

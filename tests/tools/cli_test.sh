@@ -52,6 +52,19 @@ expect 2 "--sweep" -- "$mgen" traffic uniform --sweep 0.1:x:0.1
 expect 106 "required" -- "$mgen" traffic
 expect 106 "subcommand" -- "$mgen"
 
+expect 0 "busiest: router" -- "$mgen" traffic neighbor --load 0.5 --measure 10us --links "$work/links.csv"
+if python3 - "$work/links.csv" <<'PY'; then echo "ok: link CSV"; else failures=$((failures + 1)); fi
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 512 * 7 + 512, len(rows)  # 6 torus ports + 1 ejection per router, plus NIC links
+# Neighbour traffic only uses +X links, NIC links and ejection links.
+for r in rows:
+    used = int(r["bytes"]) > 0
+    expect_used = "+X" in r["link"] or "nic" in r["link"]
+    assert used == expect_used, r
+    assert 0.0 <= float(r["utilization"]) <= 1.0, r
+PY
+
 # A run with a report, twice: identical predictions.
 expect 0 "offered" -- "$mgen" traffic uniform --load 0.2 --measure 10us --report "$work/a.json"
 expect 0 "offered" -- "$mgen" traffic uniform --load 0.2 --measure 10us --report "$work/b.json"

@@ -32,7 +32,8 @@ void write_report(const std::string& path, const nlohmann::json& report) {
 nlohmann::json machine_json(const config::MachineConfig& m) {
   const net::NetworkConfig& n = m.network;
   nlohmann::json bw = nlohmann::json::array();
-  for (const auto& b : n.topology.link_bandwidth) bw.push_back(b.bytes_per_s());
+  for (const auto& b : n.topology.link_bandwidth)
+    bw.push_back(b.bytes_per_s());
   return {
       {"name", m.name},
       {"description", m.description},

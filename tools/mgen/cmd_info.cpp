@@ -31,7 +31,8 @@ const BackendEntry kBackends[] = {
 
 int run_info(const MachineOptions& machine_options, const std::string& report_path, bool keys) {
   if (keys) {
-    for (const config::KeyDoc& k : config::key_reference()) fmt::print("{:28} {}\n", k.key, k.meaning);
+    for (const config::KeyDoc& k : config::key_reference())
+      fmt::print("{:28} {}\n", k.key, k.meaning);
     return 0;
   }
   const config::MachineConfig m = machine_options.load();
@@ -53,7 +54,8 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
   const auto far_t = net.zero_load(0, far, simcore::Bytes(8));
 
   std::string bws;
-  for (const auto& b : c.topology.link_bandwidth) bws += (bws.empty() ? "" : ", ") + format_bandwidth(b);
+  for (const auto& b : c.topology.link_bandwidth)
+    bws += (bws.empty() ? "" : ", ") + format_bandwidth(b);
   fmt::print("machine     {} — {}\n", m.name, m.description);
   fmt::print("source      {}\n", m.source);
   fmt::print("backend     {}\n", net.backend_name());
@@ -62,9 +64,10 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
              t.endpoints(), t.nics_per_node());
   fmt::print("            {} router-to-router links (one way) at {}, latency {}\n", t.router_links(), bws,
              format_time(c.topology.link_latency));
-  fmt::print("            diameter {} router hops, bisection {}\n", t.diameter(), format_bandwidth(t.bisection_bandwidth()));
-  fmt::print("routing     {}, {} VC(s) x {} per input port, {} arbitration\n", net.routing().name(), net.routing().vcs(),
-             format_bytes(c.router.vc_buffer), c.router.arbitration);
+  fmt::print("            diameter {} router hops, bisection {}\n", t.diameter(),
+             format_bandwidth(t.bisection_bandwidth()));
+  fmt::print("routing     {}, {} VC(s) x {} per input port, {} arbitration\n", net.routing().name(),
+             net.routing().vcs(), format_bytes(c.router.vc_buffer), c.router.arbitration);
   fmt::print("router      RC {} + VA {} + SA {} + ST {}, crossbar {} per port\n", format_time(c.router.routing_delay),
              format_time(c.router.vc_alloc_delay), format_time(c.router.switch_alloc_delay),
              format_time(c.router.switch_delay), format_bandwidth(c.router.switch_bandwidth));
@@ -76,15 +79,18 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
              format_time(near_t.delivered), near_t.router_hops, format_time(far_t.delivered), far_t.router_hops);
 
   fmt::print("\nregistered topologies\n");
-  for (const auto& e : net::topology_registry()) fmt::print("  {:12} {}\n", e.name, e.description);
+  for (const auto& e : net::topology_registry())
+    fmt::print("  {:12} {}\n", e.name, e.description);
   fmt::print("registered routings\n");
   for (const auto& e : net::routing_registry()) {
     fmt::print("  {:12} [{}] {}\n", e.name, e.for_cube ? "mesh, torus" : "fat tree, crossbar", e.description);
   }
   fmt::print("network backends\n");
-  for (const auto& e : kBackends) fmt::print("  {:12} {}\n", e.name, e.description);
+  for (const auto& e : kBackends)
+    fmt::print("  {:12} {}\n", e.name, e.description);
   fmt::print("traffic patterns\n");
-  for (const auto& e : traffic::pattern_registry()) fmt::print("  {:12} {}\n", e.name, e.description);
+  for (const auto& e : traffic::pattern_registry())
+    fmt::print("  {:12} {}\n", e.name, e.description);
 
   if (!report_path.empty()) {
     nlohmann::json j = {{"machine", machine_json(m)},

@@ -2,7 +2,9 @@
 // the latency-versus-offered-load curve up to saturation.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 
 #include "cli_common.hpp"
@@ -23,7 +25,42 @@ struct TrafficCli {
   double hotspot_fraction = 1.0;
   uint32_t hotspot = 0;
   std::string report;
+  std::string links_csv;
 };
+
+// The busiest links of a run, and the whole list as CSV on request.
+nlohmann::json link_summary(const traffic::TrafficResult& r, size_t top) {
+  std::vector<const net::LinkInfo*> sorted;
+  double sum = 0;
+  for (const net::LinkInfo& l : r.links) {
+    sorted.push_back(&l);
+    sum += l.stats.busy.seconds();
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const net::LinkInfo* a, const net::LinkInfo* b) { return a->stats.busy > b->stats.busy; });
+  nlohmann::json busiest = nlohmann::json::array();
+  for (size_t i = 0; i < std::min(top, sorted.size()); ++i) {
+    const net::LinkInfo& l = *sorted[i];
+    busiest.push_back({{"link", l.name},
+                       {"bytes", l.stats.bytes},
+                       {"packets", l.stats.packets},
+                       {"utilization", r.simulated_s > 0 ? l.stats.busy.seconds() / r.simulated_s : 0}});
+  }
+  const double mean =
+      r.links.empty() || r.simulated_s <= 0 ? 0 : sum / static_cast<double>(r.links.size()) / r.simulated_s;
+  return {{"mean_utilization", mean}, {"busiest", busiest}};
+}
+
+void write_links_csv(const std::string& path, const traffic::TrafficResult& r) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("cannot write link statistics to {}", path));
+  out << "link,bandwidth_Bps,bytes,packets,busy_s,utilization\n";
+  for (const net::LinkInfo& l : r.links) {
+    out << fmt::format("\"{}\",{},{},{},{:.9g},{:.6f}\n", l.name, l.bandwidth.bytes_per_s(), l.stats.bytes,
+                       l.stats.packets, l.stats.busy.seconds(),
+                       r.simulated_s > 0 ? l.stats.busy.seconds() / r.simulated_s : 0.0);
+  }
+}
 
 // "0.1:0.9:0.1" (start:stop:step) or "0.1,0.3,0.5".
 std::vector<double> parse_sweep(const std::string& text) {
@@ -36,7 +73,8 @@ std::vector<double> parse_sweep(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != s.size() || !(v > 0)) throw std::invalid_argument(fmt::format("--sweep: '{}' is not a positive load", s));
+    if (used != s.size() || !(v > 0))
+      throw std::invalid_argument(fmt::format("--sweep: '{}' is not a positive load", s));
     return v;
   };
   if (text.find(':') != std::string::npos) {
@@ -44,7 +82,8 @@ std::vector<double> parse_sweep(const std::string& text) {
     if (b == std::string::npos) throw std::invalid_argument("--sweep takes START:STOP:STEP or a comma list");
     const double start = number(text.substr(0, a)), stop = number(text.substr(a + 1, b - a - 1)),
                  step = number(text.substr(b + 1));
-    for (int i = 0; start + i * step <= stop + 1e-9; ++i) loads.push_back(std::round((start + i * step) * 1e6) / 1e6);
+    for (int i = 0; start + i * step <= stop + 1e-9; ++i)
+      loads.push_back(std::round((start + i * step) * 1e6) / 1e6);
   } else {
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -58,13 +97,21 @@ std::vector<double> parse_sweep(const std::string& text) {
 }
 
 nlohmann::json result_json(const traffic::TrafficResult& r) {
-  return {{"offered", r.offered},           {"accepted", r.accepted},
-          {"measured", r.measured},         {"completed", r.completed},
-          {"latency_mean_ns", r.latency_mean_ns}, {"latency_p50_ns", r.latency_p50_ns},
-          {"latency_p90_ns", r.latency_p90_ns},   {"latency_p99_ns", r.latency_p99_ns},
-          {"latency_max_ns", r.latency_max_ns},   {"saturated", r.saturated},
-          {"events", r.events},             {"packet_hops", r.packet_hops},
-          {"simulated_s", r.simulated_s},   {"wall_s", r.wall_s}};
+  return {{"offered", r.offered},
+          {"accepted", r.accepted},
+          {"measured", r.measured},
+          {"completed", r.completed},
+          {"latency_mean_ns", r.latency_mean_ns},
+          {"latency_p50_ns", r.latency_p50_ns},
+          {"latency_p90_ns", r.latency_p90_ns},
+          {"latency_p99_ns", r.latency_p99_ns},
+          {"latency_max_ns", r.latency_max_ns},
+          {"saturated", r.saturated},
+          {"events", r.events},
+          {"packet_hops", r.packet_hops},
+          {"simulated_s", r.simulated_s},
+          {"wall_s", r.wall_s},
+          {"links", link_summary(r, 10)}};
 }
 
 int run_traffic(const TrafficCli& o) {
@@ -95,6 +142,15 @@ int run_traffic(const TrafficCli& o) {
                r.saturated ? "  saturated" : "");
     std::fflush(stdout);
     points.push_back(result_json(r));
+    if (!o.links_csv.empty()) write_links_csv(o.links_csv, r);  // the last point's links
+    if (loads.size() == 1) {
+      const nlohmann::json links = link_summary(r, 5);
+      fmt::print("links: mean utilisation {:.3f}; busiest:", links["mean_utilization"].get<double>());
+      for (const auto& l : links["busiest"]) {
+        fmt::print(" {} ({:.3f})", l["link"].get<std::string>(), l["utilization"].get<double>());
+      }
+      fmt::print("\n");
+    }
     if (r.saturated) {
       if (loads.size() > 1) {
         fmt::print("saturation between offered load {:.3f} and {:.3f}\n", last_ok, load);
@@ -121,7 +177,8 @@ Runner add_traffic(CLI::App& app) {
   auto o = std::make_shared<TrafficCli>();
   o->machine.attach(*sub);
   std::string patterns;
-  for (const auto& p : traffic::pattern_registry()) patterns += std::string(patterns.empty() ? "" : ", ") + p.name;
+  for (const auto& p : traffic::pattern_registry())
+    patterns += std::string(patterns.empty() ? "" : ", ") + p.name;
   sub->add_option("pattern", o->pattern, "traffic pattern: " + patterns)->required();
   sub->add_option("--load", o->load, "offered load as a fraction of injection bandwidth (default 0.3)");
   sub->add_option("--sweep", o->sweep, "loads to sweep: START:STOP:STEP or a comma list; stops at saturation");
@@ -134,6 +191,7 @@ Runner add_traffic(CLI::App& app) {
   sub->add_option("--hotspot-fraction", o->hotspot_fraction, "hotspot: share of messages to the hot endpoint (1)");
   sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)");
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
+  sub->add_option("--links", o->links_csv, "write per-link statistics (bytes, busy time, utilisation) as CSV");
   return [o] { return run_traffic(*o); };
 }
 

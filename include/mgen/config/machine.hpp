@@ -42,7 +42,7 @@ MachineConfig default_machine();
 MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides = {});
 // The same from text; `source_name` stands in for the file name in messages.
 MachineConfig load_machine_text(std::string_view toml, const std::string& source_name,
-                                 const std::vector<std::string>& overrides = {});
+                                const std::vector<std::string>& overrides = {});
 // The default machine with overrides applied.
 MachineConfig load_default(const std::vector<std::string>& overrides = {});
 

@@ -53,14 +53,14 @@ struct RouterConfig {
   // A name from the routing registry valid for the topology ("dor", "hashed", "adaptive",
   // "dmodk", "random", "adaptive_up"); empty = the topology's default.
   std::string routing;
-  uint32_t vcs = 2;                 // virtual channels per input port
-  Bytes vc_buffer = Bytes(16384);   // buffer per virtual channel
+  uint32_t vcs = 2;                // virtual channels per input port
+  Bytes vc_buffer = Bytes(16384);  // buffer per virtual channel
   Time routing_delay = Time::ns(4);
   Time vc_alloc_delay = Time::ns(4);
   Time switch_alloc_delay = Time::ns(4);
-  Time switch_delay = Time::ns(20);  // switch traversal
+  Time switch_delay = Time::ns(20);                                  // switch traversal
   Bandwidth switch_bandwidth = Bandwidth::gigabytes_per_second(20);  // per crossbar port
-  std::string arbitration = "round_robin";  // or "age"
+  std::string arbitration = "round_robin";                           // or "age"
   // Dateline virtual channels on tori. Turning them off makes dimension-order routing on a
   // torus deadlock-prone; it exists to demonstrate exactly that, never for real studies.
   bool dateline = true;
@@ -70,7 +70,7 @@ struct NicConfig {
   uint32_t nics_per_node = 1;
   Bandwidth link_bandwidth = Bandwidth::gigabytes_per_second(10);  // NIC <-> router link
   Time link_latency = Time::ns(50);
-  Bandwidth dma_bandwidth = Bandwidth::gigabytes_per_second(20);   // host memory <-> NIC, each way
+  Bandwidth dma_bandwidth = Bandwidth::gigabytes_per_second(20);  // host memory <-> NIC, each way
   Time dma_latency = Time::zero();
   Bytes packet_payload = Bytes(2048);
   Bytes packet_header = Bytes(32);

@@ -34,9 +34,9 @@ class MessageSink {
 };
 
 struct LinkStats {
-  uint64_t bytes = 0;    // wire bytes, headers included
+  uint64_t bytes = 0;  // wire bytes, headers included
   uint64_t packets = 0;
-  Time busy;             // sum over packets of (tail departure - head departure)
+  Time busy;  // sum over packets of (tail departure - head departure)
 };
 
 struct NetworkTotals {
@@ -45,7 +45,7 @@ struct NetworkTotals {
   uint64_t packets = 0;
   uint64_t packet_hops = 0;  // router-to-router and router-to-NIC link traversals
   uint64_t payload_bytes = 0;
-  Time latency_sum;          // message injection to delivery
+  Time latency_sum;  // message injection to delivery
   Time latency_max;
 };
 

@@ -17,8 +17,8 @@ struct RoutingEntry {
   const char* name;
   const char* description;
   RoutingAlgo algo;
-  bool for_cube;      // mesh and torus
-  bool for_tree;      // fat tree and crossbar
+  bool for_cube;  // mesh and torus
+  bool for_tree;  // fat tree and crossbar
 };
 const std::vector<RoutingEntry>& routing_registry();
 

@@ -33,10 +33,10 @@ struct PortLink {
   uint32_t peer = kNoId;  // router or endpoint id
   uint16_t peer_port = 0;
   PeerKind kind = PeerKind::kUnconnected;
-  uint8_t dim = 0xff;      // torus/mesh: dimension; fat tree: 0 = down, 1 = up
-  uint8_t dir = 0;         // torus/mesh: 0 = +, 1 = -
-  uint8_t channel = 0;     // index among parallel links in the same direction
-  bool dateline = false;   // torus: this link wraps around (k-1 -> 0 or 0 -> k-1)
+  uint8_t dim = 0xff;     // torus/mesh: dimension; fat tree: 0 = down, 1 = up
+  uint8_t dir = 0;        // torus/mesh: 0 = +, 1 = -
+  uint8_t channel = 0;    // index among parallel links in the same direction
+  bool dateline = false;  // torus: this link wraps around (k-1 -> 0 or 0 -> k-1)
   Bandwidth bandwidth;
   Time latency;
 };
@@ -93,7 +93,7 @@ class Topology {
   // --- summary ---
   // Router-to-router hops on the minimal path between the routers of two endpoints.
   uint32_t router_hops(EndpointId a, EndpointId b) const;
-  uint32_t diameter() const;  // maximum router_hops over all endpoint pairs
+  uint32_t diameter() const;              // maximum router_hops over all endpoint pairs
   Bandwidth bisection_bandwidth() const;  // one direction, across the narrowest balanced cut
   std::string describe() const;
 
@@ -123,10 +123,10 @@ class Topology {
   uint32_t terminals_ = 0;
 
   std::vector<uint32_t> down_, up_;
-  std::vector<uint32_t> level_base_;    // first router id of each level (index 1..h), plus end
-  std::vector<uint32_t> nodes_below_;   // index 0..h
-  std::vector<uint32_t> up_stride_;     // index 1..h
-  std::vector<uint32_t> a_count_;       // prod_{i>l} m_i, index 0..h
+  std::vector<uint32_t> level_base_;   // first router id of each level (index 1..h), plus end
+  std::vector<uint32_t> nodes_below_;  // index 0..h
+  std::vector<uint32_t> up_stride_;    // index 1..h
+  std::vector<uint32_t> a_count_;      // prod_{i>l} m_i, index 0..h
 };
 
 // The topology registry: one row per kind, printed by `mgen info`.

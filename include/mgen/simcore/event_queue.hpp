@@ -93,7 +93,8 @@ class EventQueue {
     if (abs == current_ && open_) {
       // The open bucket is sorted with its earliest event last; keep it so.
       auto it = b.end();
-      while (it != b.begin() && before(*(it - 1), e)) --it;
+      while (it != b.begin() && before(*(it - 1), e))
+        --it;
       b.insert(it, e);
     } else {
       b.push_back(e);

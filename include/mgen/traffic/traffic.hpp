@@ -27,8 +27,8 @@ const std::vector<PatternEntry>& pattern_registry();
 
 struct TrafficOptions {
   std::string pattern = "uniform";
-  double load = 0.3;            // offered load: fraction of each endpoint's injection bandwidth
-  Bytes message_size;           // 0 = one full packet
+  double load = 0.3;   // offered load: fraction of each endpoint's injection bandwidth
+  Bytes message_size;  // 0 = one full packet
   Time warmup = Time::us(20);
   Time measure = Time::us(50);
   Time drain_limit = Time::us(500);  // how long to wait after the window for measured messages
@@ -38,16 +38,18 @@ struct TrafficOptions {
 };
 
 struct TrafficResult {
-  double offered = 0;     // offered load (fraction of injection bandwidth, wire bytes)
-  double accepted = 0;    // delivered in the window, same units
-  uint64_t measured = 0;  // messages created in the window
-  uint64_t completed = 0; // of those, delivered before the drain limit
+  double offered = 0;      // offered load (fraction of injection bandwidth, wire bytes)
+  double accepted = 0;     // delivered in the window, same units
+  uint64_t measured = 0;   // messages created in the window
+  uint64_t completed = 0;  // of those, delivered before the drain limit
   double latency_mean_ns = 0, latency_p50_ns = 0, latency_p90_ns = 0, latency_p99_ns = 0, latency_max_ns = 0;
   bool saturated = false;  // measured messages left undelivered, or accepted well below offered
   uint64_t events = 0;
   uint64_t packet_hops = 0;
   double simulated_s = 0;
   double wall_s = 0;
+  // Every link's totals over the whole run (utilisation = busy / simulated time).
+  std::vector<net::LinkInfo> links;
 };
 
 // Throws std::invalid_argument for an unknown pattern or one the machine cannot host
