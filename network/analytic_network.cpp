@@ -14,8 +14,7 @@ AnalyticNetwork::AnalyticNetwork(simcore::Engine& engine, const NetworkConfig& c
       topo_(topology),
       routing_(routing),
       sink_(sink),
-      t_head_(config.router.routing_delay + config.router.vc_alloc_delay + config.router.switch_alloc_delay +
-              config.router.switch_delay),
+      t_head_(head_delay(config.router)),
       t_tail_(config.router.switch_delay),
       switch_bw_(config.router.switch_bandwidth),
       dma_bw_(config.nic.dma_bandwidth),

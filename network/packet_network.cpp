@@ -9,17 +9,6 @@ namespace mgen::net {
 using simcore::Event;
 using simcore::transfer_time;
 
-namespace {
-
-uint32_t mix32(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return static_cast<uint32_t>(x ^ (x >> 31));
-}
-
-}  // namespace
-
 PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
                              const Routing& routing, MessageSink& sink)
     : engine_(engine),
@@ -27,8 +16,7 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
       routing_(routing),
       sink_(sink),
       vcs_(routing.vcs()),
-      t_head_(config.router.routing_delay + config.router.vc_alloc_delay + config.router.switch_alloc_delay +
-              config.router.switch_delay),
+      t_head_(head_delay(config.router)),
       t_tail_(config.router.switch_delay),
       switch_bw_(config.router.switch_bandwidth),
       dma_bw_(config.nic.dma_bandwidth),
@@ -291,7 +279,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   Packet& p = packets_[pk];
   p.msg = m;
   p.dst = msg.dst;
-  p.hash = mix32((uint64_t{msg.seq} << 32) | msg.sent);
+  p.hash = mix_hash((uint64_t{msg.seq} << 32) | msg.sent);
   p.wire = wire;
   p.payload = payload;
   // Age = when the packet would have left an idle source NIC. Counting from the message post

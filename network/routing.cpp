@@ -9,14 +9,6 @@ bool is_cube(TopologyKind k) {
   return k == TopologyKind::kTorus || k == TopologyKind::kMesh;
 }
 
-// splitmix64 finalizer: spreads packet hashes over ports without any state.
-uint32_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return static_cast<uint32_t>(x ^ (x >> 31));
-}
-
 }  // namespace
 
 const std::vector<RoutingEntry>& routing_registry() {
@@ -198,7 +190,7 @@ Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32
   const uint32_t dmodk = (n / t.up_stride(l)) % ups;
   uint32_t j = dmodk;
   if (algo_ == RoutingAlgo::kRandom) {
-    j = mix((uint64_t{hash} << 32) ^ r) % ups;
+    j = mix_hash((uint64_t{hash} << 32) ^ r) % ups;
   } else if (algo_ == RoutingAlgo::kAdaptiveUp && free_credits != nullptr) {
     int64_t best = -1;
     for (uint32_t i = 0; i < ups; ++i) {

@@ -75,7 +75,7 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
              format_bandwidth(c.nic.link_bandwidth), format_time(c.nic.link_latency),
              format_bandwidth(c.nic.dma_bandwidth), format_time(c.nic.dma_latency), format_bytes(c.nic.packet_payload),
              format_bytes(c.nic.packet_header), format_bytes(c.nic.rx_buffer));
-  fmt::print("zero load   8 B message: {} to the nearest other node ({} hops), {} to the farthest ({} hops)\n",
+  fmt::print("zero load   8 B message: {} to the nearest other node ({} hop(s)), {} to the farthest ({} hop(s))\n",
              format_time(near_t.delivered), near_t.router_hops, format_time(far_t.delivered), far_t.router_hops);
 
   fmt::print("\nregistered topologies\n");

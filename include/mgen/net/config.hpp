@@ -66,6 +66,12 @@ struct RouterConfig {
   bool dateline = true;
 };
 
+// What a packet's head spends in a router before it may leave: the pipeline stages RC, VA,
+// SA and ST. Its tail pays only the switch traversal.
+inline Time head_delay(const RouterConfig& r) {
+  return r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.switch_delay;
+}
+
 struct NicConfig {
   uint32_t nics_per_node = 1;
   Bandwidth link_bandwidth = Bandwidth::gigabytes_per_second(10);  // NIC <-> router link

@@ -11,6 +11,14 @@
 
 namespace mgen::net {
 
+// splitmix64's finalizer: a stateless hash that spreads packets over ports and paths.
+constexpr uint32_t mix_hash(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<uint32_t>(x ^ (x >> 31));
+}
+
 enum class RoutingAlgo : uint8_t { kDor, kHashed, kAdaptive, kDmodk, kRandom, kAdaptiveUp };
 
 struct RoutingEntry {
