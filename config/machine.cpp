@@ -236,10 +236,15 @@ std::string where_key(const toml::table& root, const std::string& key, const Loc
 
 // Builds the machine once, exactly as a simulation would, so that every semantic rule of the
 // network layer (dimension limits, VC counts, routing applicability) is checked at load time.
-void check_builds(const net::NetworkConfig& network, const toml::table& root, const Locator& loc) {
+void check_builds(const MachineConfig& machine, const toml::table& root, const Locator& loc) {
+  const net::NetworkConfig& network = machine.network;
   try {
     const net::Topology topology = net::Topology::build(network);
     [[maybe_unused]] const net::Routing routing(topology, network.router);
+    if (machine.node.procs_per_node == 0) throw net::ConfigError("node.procs_per_node", "must be at least 1");
+    if (machine.node.memory_bandwidth.is_zero()) {
+      throw net::ConfigError("node.memory_bandwidth", "bandwidth must be greater than zero");
+    }
   } catch (const net::ConfigError& e) {
     throw Error(where_key(root, e.key(), loc), e.key(), e.what());
   }
@@ -301,7 +306,7 @@ MachineConfig load_tree(toml::table root, const std::string& source, const std::
     if (!root.at_path("machine.name")) loaded.machine.name = std::filesystem::path(source).stem().string();
     if (!root.at_path("machine.description")) loaded.machine.description.clear();
   }
-  check_builds(loaded.machine.network, root, loc);
+  check_builds(loaded.machine, root, loc);
   return std::move(loaded.machine);
 }
 

@@ -28,5 +28,6 @@ nlohmann::json machine_json(const config::MachineConfig& machine);
 using Runner = std::function<int()>;
 Runner add_info(CLI::App& app);
 Runner add_traffic(CLI::App& app);
+Runner add_run(CLI::App& app);
 
 }  // namespace mgen::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   };
   add(mgen::cli::add_info);
   add(mgen::cli::add_traffic);
+  add(mgen::cli::add_run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mgen/mpi/config.hpp"
 #include "mgen/net/config.hpp"
 
 namespace mgen::config {
@@ -16,6 +17,9 @@ struct MachineConfig {
   std::string description = "built-in default machine: 8x8x8 torus, 10 GB/s links";
   std::string source = "<built-in>";  // the file it came from
   net::NetworkConfig network;
+  mpi::MpiConfig mpi;
+  mpi::NodeConfig node;
+  mpi::CollectiveConfig collectives;
 };
 
 // A configuration problem, already formatted as "FILE:LINE:COLUMN: KEY: what is wrong" (line and

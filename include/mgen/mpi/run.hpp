@@ -1,0 +1,72 @@
+// Running an MPI job on a modelled machine: the entry point `mgen run` (and tests) use.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mgen/mpi/config.hpp"
+#include "mgen/net/config.hpp"
+#include "mgen/net/network.hpp"
+
+namespace mgen::mpi {
+
+enum class Placement : uint8_t { kBlock, kRoundRobin, kMap };
+
+struct JobConfig {
+  uint32_t ranks = 1;
+  uint32_t procs_per_node = 1;
+  Placement placement = Placement::kBlock;
+  std::vector<uint32_t> node_of_rank;  // kMap: node of each rank
+  size_t stack_bytes = 256 * 1024;
+  bool timeline = false;
+};
+
+struct MachineSetup {
+  net::NetworkConfig network;
+  MpiConfig mpi;
+  NodeConfig node;
+  CollectiveConfig collectives;
+};
+
+// The program every rank runs (MGEN_Main, or a recompiled program's main).
+using RankMain = std::function<void(int argc, char** argv)>;
+
+struct RankReport {
+  uint32_t rank = 0, node = 0;
+  double finish_s = 0, compute_s = 0, overhead_s = 0, wait_s = 0;
+  uint64_t messages = 0, bytes = 0, calls = 0;
+};
+
+struct TimelineEvent {
+  uint32_t rank;
+  const char* name;
+  double start_s, end_s;
+};
+
+struct RunReport {
+  bool ok = true;
+  std::string error;       // the first error or the deadlock report
+  double predicted_s = 0;  // when the last rank finished
+  double drained_s = 0;    // when the last simulated event happened
+  double wall_s = 0;
+  uint64_t events = 0;
+  uint64_t messages = 0, intra_node_messages = 0;
+  uint64_t bytes = 0;
+  net::NetworkTotals network;
+  std::vector<RankReport> ranks;
+  std::vector<net::LinkInfo> links;
+  std::vector<TimelineEvent> timeline;  // when JobConfig::timeline
+};
+
+// Called now and then during a long run with (simulated seconds, events, ranks finished).
+using Progress = std::function<void(double, uint64_t, uint32_t)>;
+
+// Runs `main` on every rank. Bad jobs (more ranks than the machine holds, a bad rank map,
+// unknown collective algorithms) throw std::invalid_argument; errors inside the run (invalid
+// MPI usage, deadlock) come back in the report with ok = false.
+RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankMain& main,
+                  const std::vector<std::string>& args, const Progress& progress = {});
+
+}  // namespace mgen::mpi

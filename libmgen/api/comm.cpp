@@ -1,0 +1,412 @@
+// Communicators, groups and Cartesian topologies (PPT Table 1, plus Comm_create and friends).
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "api/facade.hpp"
+#include "colls/colls.hpp"
+
+using namespace mgen::mpi;
+using mgen::mpi::api::Scope;
+
+namespace {
+
+MGEN_Comm add_comm(Rank& r, std::unique_ptr<Comm> c) {
+  for (size_t h = 3; h < r.comms.size(); ++h) {
+    if (!r.comms[h]) {
+      r.comms[h] = std::move(c);
+      return static_cast<MGEN_Comm>(h);
+    }
+  }
+  r.comms.push_back(std::move(c));
+  return static_cast<MGEN_Comm>(r.comms.size() - 1);
+}
+
+MGEN_Group add_group(Rank& r, std::shared_ptr<const Group> g) {
+  for (size_t h = 2; h < r.groups.size(); ++h) {
+    if (!r.groups[h]) {
+      r.groups[h] = std::move(g);
+      return static_cast<MGEN_Group>(h);
+    }
+  }
+  r.groups.push_back(std::move(g));
+  return static_cast<MGEN_Group>(r.groups.size() - 1);
+}
+
+const Group& group_of(Scope& s, MGEN_Group h) {
+  Rank& r = s.rank();
+  if (h <= 0 || static_cast<size_t>(h) >= r.groups.size() || !r.groups[h]) {
+    s.fail(MGEN_ERR_GROUP, fmt::format("invalid group {}", h));
+  }
+  return *r.groups[h];
+}
+
+// Time of a context agreement among the members of `c` (MPICH allreduces a context mask).
+void agree(Scope& s, Comm& c) {
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_barrier(c.size(), s.world().collectives()).fn(ch);
+}
+
+std::unique_ptr<Comm> make_comm(Scope& s, uint64_t context, std::shared_ptr<const Group> g) {
+  auto c = std::make_unique<Comm>();
+  c->context = context;
+  c->rank = g->rank_of(s.rank().id);
+  c->group = std::move(g);
+  return c;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MGEN_Comm_rank(MGEN_Comm comm, int* rank) {
+  Scope s("MGEN_Comm_rank");
+  if (!s) return api::outside("MGEN_Comm_rank");
+  *rank = s.comm(comm).rank;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_size(MGEN_Comm comm, int* size) {
+  Scope s("MGEN_Comm_size");
+  if (!s) return api::outside("MGEN_Comm_size");
+  *size = s.comm(comm).size();
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
+  Scope s("MGEN_Comm_split", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Comm_split");
+  Comm& c = s.comm(comm);
+  if (color < 0 && color != MGEN_UNDEFINED) s.fail(MGEN_ERR_ARG, fmt::format("negative color {}", color));
+  // Every member derives the same exchange key (same parent, same count of derivations).
+  const uint64_t exchange = c.derive_context(0x5311);
+  World& w = s.world();
+  w.exchange_put(exchange, c.size(), c.rank, (int64_t{color} << 32) | static_cast<uint32_t>(key));
+  // The (color, key) exchange costs what an allgather of 8 bytes per rank costs.
+  colls::Channel ch(w, s.rank(), c);
+  colls::BlockArgs a;
+  a.send_bytes = 8;
+  a.recv_counts.assign(static_cast<size_t>(c.size()), 8);
+  a.recv_displs.resize(a.recv_counts.size());
+  for (size_t i = 0; i < a.recv_displs.size(); ++i)
+    a.recv_displs[i] = 8 * i;
+  colls::select_allgather(c.size(), 8, w.collectives()).fn(ch, a);
+  const std::vector<int64_t>& all = w.exchange_get(exchange);
+  const uint64_t context = c.derive_context(static_cast<uint64_t>(color) + 1);
+  if (color == MGEN_UNDEFINED) {
+    w.exchange_done(exchange);
+    *newcomm = MGEN_COMM_NULL;
+    return MGEN_SUCCESS;
+  }
+  // MPI orders the new ranks by key, ties by rank in the old communicator.
+  std::vector<std::pair<int, int>> members;  // (key, old rank)
+  for (int i = 0; i < c.size(); ++i) {
+    if (static_cast<int>(all[i] >> 32) == color) members.emplace_back(static_cast<int32_t>(all[i] & 0xffffffff), i);
+  }
+  w.exchange_done(exchange);
+  std::sort(members.begin(), members.end());
+  std::vector<RankId> world_ranks;
+  world_ranks.reserve(members.size());
+  for (const auto& m : members)
+    world_ranks.push_back(c.world(m.second));
+  *newcomm = add_comm(s.rank(), make_comm(s, context, w.intern_group(std::move(world_ranks))));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_dup(MGEN_Comm comm, MGEN_Comm* newcomm) {
+  Scope s("MGEN_Comm_dup", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Comm_dup");
+  Comm& c = s.comm(comm);
+  agree(s, c);
+  auto dup = make_comm(s, c.derive_context(0xd0d0), c.group);
+  dup->cart = c.cart;
+  *newcomm = add_comm(s.rank(), std::move(dup));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_create(MGEN_Comm comm, MGEN_Group group, MGEN_Comm* newcomm) {
+  Scope s("MGEN_Comm_create", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Comm_create");
+  Comm& c = s.comm(comm);
+  const Group& g = group_of(s, group);
+  for (int i = 0; i < g.size(); ++i) {
+    if (c.group->rank_of(g.world(i)) < 0) s.fail(MGEN_ERR_GROUP, "the group is not a subset of the communicator");
+  }
+  agree(s, c);
+  const uint64_t context = c.derive_context(0xc4ea);
+  if (g.rank_of(s.rank().id) < 0) {
+    *newcomm = MGEN_COMM_NULL;
+    return MGEN_SUCCESS;
+  }
+  *newcomm = add_comm(s.rank(), make_comm(s, context, s.rank().groups[group]));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_free(MGEN_Comm* comm) {
+  Scope s("MGEN_Comm_free");
+  if (!s) return api::outside("MGEN_Comm_free");
+  if (comm == nullptr) s.fail(MGEN_ERR_ARG, "null communicator pointer");
+  if (*comm == MGEN_COMM_WORLD || *comm == MGEN_COMM_SELF)
+    s.fail(MGEN_ERR_COMM, "cannot free a predefined communicator");
+  s.comm(*comm);
+  s.rank().comms[*comm].reset();
+  *comm = MGEN_COMM_NULL;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_group(MGEN_Comm comm, MGEN_Group* group) {
+  Scope s("MGEN_Comm_group");
+  if (!s) return api::outside("MGEN_Comm_group");
+  *group = add_group(s.rank(), s.comm(comm).group);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_size(MGEN_Group group, int* size) {
+  Scope s("MGEN_Group_size");
+  if (!s) return api::outside("MGEN_Group_size");
+  *size = group_of(s, group).size();
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_rank(MGEN_Group group, int* rank) {
+  Scope s("MGEN_Group_rank");
+  if (!s) return api::outside("MGEN_Group_rank");
+  const int r = group_of(s, group).rank_of(s.rank().id);
+  *rank = r < 0 ? MGEN_UNDEFINED : r;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_incl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newgroup) {
+  Scope s("MGEN_Group_incl");
+  if (!s) return api::outside("MGEN_Group_incl");
+  const Group& g = group_of(s, group);
+  s.check_count(n, "rank count");
+  std::vector<RankId> members;
+  std::vector<char> seen(static_cast<size_t>(g.size()), 0);
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= g.size())
+      s.fail(MGEN_ERR_RANK, fmt::format("rank {} is not in the group (size {})", ranks[i], g.size()));
+    if (seen[ranks[i]]++) s.fail(MGEN_ERR_RANK, fmt::format("rank {} listed twice", ranks[i]));
+    members.push_back(g.world(ranks[i]));
+  }
+  *newgroup = n == 0 ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().intern_group(std::move(members)));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_excl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newgroup) {
+  Scope s("MGEN_Group_excl");
+  if (!s) return api::outside("MGEN_Group_excl");
+  const Group& g = group_of(s, group);
+  s.check_count(n, "rank count");
+  std::vector<char> out(static_cast<size_t>(g.size()), 0);
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= g.size())
+      s.fail(MGEN_ERR_RANK, fmt::format("rank {} is not in the group (size {})", ranks[i], g.size()));
+    if (out[ranks[i]]++) s.fail(MGEN_ERR_RANK, fmt::format("rank {} listed twice", ranks[i]));
+  }
+  std::vector<RankId> members;
+  for (int i = 0; i < g.size(); ++i) {
+    if (!out[i]) members.push_back(g.world(i));
+  }
+  *newgroup = members.empty() ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().intern_group(std::move(members)));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_translate_ranks(MGEN_Group group1, int n, const int ranks1[], MGEN_Group group2, int ranks2[]) {
+  Scope s("MGEN_Group_translate_ranks");
+  if (!s) return api::outside("MGEN_Group_translate_ranks");
+  const Group& a = group_of(s, group1);
+  const Group& b = group_of(s, group2);
+  for (int i = 0; i < n; ++i) {
+    if (ranks1[i] == MGEN_PROC_NULL) {
+      ranks2[i] = MGEN_PROC_NULL;
+      continue;
+    }
+    if (ranks1[i] < 0 || ranks1[i] >= a.size())
+      s.fail(MGEN_ERR_RANK, fmt::format("rank {} is not in the first group", ranks1[i]));
+    const int r = b.rank_of(a.world(ranks1[i]));
+    ranks2[i] = r < 0 ? MGEN_UNDEFINED : r;
+  }
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Group_free(MGEN_Group* group) {
+  Scope s("MGEN_Group_free");
+  if (!s) return api::outside("MGEN_Group_free");
+  group_of(s, *group);
+  if (*group != MGEN_GROUP_EMPTY) s.rank().groups[*group].reset();
+  *group = MGEN_GROUP_NULL;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Dims_create(int nnodes, int ndims, int dims[]) {
+  Scope s("MGEN_Dims_create");
+  if (!s) return api::outside("MGEN_Dims_create");
+  if (nnodes <= 0 || ndims <= 0) s.fail(MGEN_ERR_DIMS, fmt::format("{} nodes in {} dimensions", nnodes, ndims));
+  int fixed = 1, free_dims = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) s.fail(MGEN_ERR_DIMS, fmt::format("dims[{}] = {} is negative", i, dims[i]));
+    if (dims[i] > 0)
+      fixed *= dims[i];
+    else
+      ++free_dims;
+  }
+  if (nnodes % fixed != 0)
+    s.fail(MGEN_ERR_DIMS, fmt::format("{} nodes cannot be split with the fixed dimensions", nnodes));
+  // Spread the prime factors of what is left over the free dimensions, largest first, each
+  // onto the currently smallest dimension: as balanced as possible, in non-increasing order.
+  std::vector<int> factors;
+  for (int n = nnodes / fixed, p = 2; n > 1;) {
+    if (n % p == 0) {
+      factors.push_back(p);
+      n /= p;
+    } else {
+      p = p * p > n ? n : p + 1;
+    }
+  }
+  std::vector<int> got(static_cast<size_t>(free_dims), 1);
+  if (free_dims == 0 && !factors.empty()) s.fail(MGEN_ERR_DIMS, "no free dimension left for the remaining nodes");
+  std::sort(factors.rbegin(), factors.rend());
+  for (int f : factors)
+    *std::min_element(got.begin(), got.end()) *= f;
+  std::sort(got.rbegin(), got.rend());
+  for (int i = 0, k = 0; i < ndims; ++i) {
+    if (dims[i] == 0) dims[i] = got[static_cast<size_t>(k++)];
+  }
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int periods[], int, MGEN_Comm* newcomm) {
+  Scope s("MGEN_Cart_create", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Cart_create");
+  Comm& c = s.comm(comm);
+  if (ndims < 0) s.fail(MGEN_ERR_DIMS, fmt::format("{} dimensions", ndims));
+  int64_t cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) s.fail(MGEN_ERR_DIMS, fmt::format("dims[{}] = {}", i, dims[i]));
+    cells *= dims[i];
+  }
+  if (cells > c.size()) {
+    s.fail(MGEN_ERR_DIMS, fmt::format("a {}-cell grid does not fit in a communicator of {} ranks", cells, c.size()));
+  }
+  agree(s, c);
+  const uint64_t context = c.derive_context(0xca27);
+  if (c.rank >= cells) {
+    *newcomm = MGEN_COMM_NULL;
+    return MGEN_SUCCESS;
+  }
+  // No reordering: grid rank i is old rank i (row-major, last dimension fastest).
+  std::vector<RankId> members;
+  for (int i = 0; i < cells; ++i)
+    members.push_back(c.world(i));
+  auto cart = make_comm(s, context, cells == c.size() ? c.group : s.world().intern_group(std::move(members)));
+  cart->cart = CartTopology{std::vector<int>(dims, dims + ndims), std::vector<int>(static_cast<size_t>(ndims), 0)};
+  for (int i = 0; i < ndims; ++i)
+    cart->cart->periods[static_cast<size_t>(i)] = periods[i] ? 1 : 0;
+  *newcomm = add_comm(s.rank(), std::move(cart));
+  return MGEN_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace {
+
+const CartTopology& cart_of(Scope& s, Comm& c) {
+  if (!c.cart) s.fail(MGEN_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
+  return *c.cart;
+}
+
+void coords_of(const CartTopology& t, int rank, int* coords) {
+  for (size_t i = t.dims.size(); i-- > 0;) {
+    coords[i] = rank % t.dims[i];
+    rank /= t.dims[i];
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MGEN_Cart_coords(MGEN_Comm comm, int rank, int maxdims, int coords[]) {
+  Scope s("MGEN_Cart_coords");
+  if (!s) return api::outside("MGEN_Cart_coords");
+  Comm& c = s.comm(comm);
+  const CartTopology& t = cart_of(s, c);
+  s.check_rank(c, rank, "rank", false, false);
+  if (maxdims < static_cast<int>(t.dims.size()))
+    s.fail(MGEN_ERR_ARG, fmt::format("maxdims {} < {} dimensions", maxdims, t.dims.size()));
+  coords_of(t, rank, coords);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Cart_rank(MGEN_Comm comm, const int coords[], int* rank) {
+  Scope s("MGEN_Cart_rank");
+  if (!s) return api::outside("MGEN_Cart_rank");
+  const CartTopology& t = cart_of(s, s.comm(comm));
+  int r = 0;
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    int x = coords[i];
+    if (t.periods[i]) {
+      x = ((x % t.dims[i]) + t.dims[i]) % t.dims[i];
+    } else if (x < 0 || x >= t.dims[i]) {
+      s.fail(MGEN_ERR_ARG,
+             fmt::format("coordinate {} = {} is outside the non-periodic dimension of size {}", i, x, t.dims[i]));
+    }
+    r = r * t.dims[i] + x;
+  }
+  *rank = r;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Cart_shift(MGEN_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+  Scope s("MGEN_Cart_shift");
+  if (!s) return api::outside("MGEN_Cart_shift");
+  Comm& c = s.comm(comm);
+  const CartTopology& t = cart_of(s, c);
+  if (direction < 0 || direction >= static_cast<int>(t.dims.size())) {
+    s.fail(MGEN_ERR_DIMS, fmt::format("direction {} outside 0..{}", direction, t.dims.size() - 1));
+  }
+  std::vector<int> coords(t.dims.size());
+  coords_of(t, c.rank, coords.data());
+  auto shifted = [&](int delta) {
+    std::vector<int> x = coords;
+    const int k = t.dims[static_cast<size_t>(direction)];
+    int v = x[static_cast<size_t>(direction)] + delta;
+    if (t.periods[static_cast<size_t>(direction)]) {
+      v = ((v % k) + k) % k;
+    } else if (v < 0 || v >= k) {
+      return MGEN_PROC_NULL;
+    }
+    x[static_cast<size_t>(direction)] = v;
+    int r = 0;
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      r = r * t.dims[i] + x[i];
+    return r;
+  };
+  *rank_dest = shifted(disp);
+  *rank_source = shifted(-disp);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Cart_get(MGEN_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  Scope s("MGEN_Cart_get");
+  if (!s) return api::outside("MGEN_Cart_get");
+  Comm& c = s.comm(comm);
+  const CartTopology& t = cart_of(s, c);
+  if (maxdims < static_cast<int>(t.dims.size())) s.fail(MGEN_ERR_ARG, "maxdims smaller than the topology");
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    dims[i] = t.dims[i];
+    periods[i] = t.periods[i];
+  }
+  coords_of(t, c.rank, coords);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Cartdim_get(MGEN_Comm comm, int* ndims) {
+  Scope s("MGEN_Cartdim_get");
+  if (!s) return api::outside("MGEN_Cartdim_get");
+  *ndims = static_cast<int>(cart_of(s, s.comm(comm)).dims.size());
+  return MGEN_SUCCESS;
+}
+
+}  // extern "C"

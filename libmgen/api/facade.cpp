@@ -1,0 +1,134 @@
+#include "api/facade.hpp"
+
+#include <cstdio>
+
+#include "core/datatype.hpp"
+
+namespace mgen::mpi::api {
+
+namespace {
+
+const char* error_class_name(int c) {
+  switch (c) {
+    case MGEN_ERR_BUFFER:
+      return "MGEN_ERR_BUFFER";
+    case MGEN_ERR_COUNT:
+      return "MGEN_ERR_COUNT";
+    case MGEN_ERR_TYPE:
+      return "MGEN_ERR_TYPE";
+    case MGEN_ERR_TAG:
+      return "MGEN_ERR_TAG";
+    case MGEN_ERR_COMM:
+      return "MGEN_ERR_COMM";
+    case MGEN_ERR_RANK:
+      return "MGEN_ERR_RANK";
+    case MGEN_ERR_REQUEST:
+      return "MGEN_ERR_REQUEST";
+    case MGEN_ERR_ROOT:
+      return "MGEN_ERR_ROOT";
+    case MGEN_ERR_GROUP:
+      return "MGEN_ERR_GROUP";
+    case MGEN_ERR_OP:
+      return "MGEN_ERR_OP";
+    case MGEN_ERR_TOPOLOGY:
+      return "MGEN_ERR_TOPOLOGY";
+    case MGEN_ERR_DIMS:
+      return "MGEN_ERR_DIMS";
+    case MGEN_ERR_ARG:
+      return "MGEN_ERR_ARG";
+    case MGEN_ERR_TRUNCATE:
+      return "MGEN_ERR_TRUNCATE";
+    default:
+      return "MGEN_ERR_OTHER";
+  }
+}
+
+}  // namespace
+
+Scope::Scope(const char* name, int peer, int tag, int comm) : name_(name) {
+  World* w = World::active();
+  if (w == nullptr || !w->in_rank()) return;
+  world_ = w;
+  rank_ = &w->current();
+  rank_->call = CallInfo{name, peer, tag, comm};
+  ++rank_->stats.calls;
+  start_ = rank_->clock;
+}
+
+Scope::~Scope() {
+  if (rank_ == nullptr) return;
+  if (world_->job().timeline) rank_->timeline.push_back(TimelineEntry{name_, start_, rank_->clock});
+  rank_->call = CallInfo{};
+}
+
+void Scope::fail(int error_class, const std::string& message) {
+  world_->fail(fmt::format("rank {}: {}: {}: {}", rank_->id, name_, error_class_name(error_class), message));
+}
+
+Comm& Scope::comm(MGEN_Comm handle) {
+  if (handle <= 0 || static_cast<size_t>(handle) >= rank_->comms.size() || !rank_->comms[handle]) {
+    fail(MGEN_ERR_COMM, fmt::format("invalid communicator {}", handle));
+  }
+  return *rank_->comms[handle];
+}
+
+uint32_t Scope::type_size(MGEN_Datatype type) {
+  const TypeInfo* t = type_info(type);
+  if (t == nullptr) fail(MGEN_ERR_TYPE, fmt::format("invalid datatype {}", type));
+  return t->size;
+}
+
+uint64_t Scope::bytes(int count, MGEN_Datatype type) {
+  if (count < 0) fail(MGEN_ERR_COUNT, fmt::format("negative count {}", count));
+  return static_cast<uint64_t>(count) * type_size(type);
+}
+
+void Scope::check_rank(const Comm& c, int rank, const char* what, bool any_ok, bool null_ok) {
+  if (rank >= 0 && rank < c.size()) return;
+  if (any_ok && rank == MGEN_ANY_SOURCE) return;
+  if (null_ok && rank == MGEN_PROC_NULL) return;
+  fail(MGEN_ERR_RANK, fmt::format("{} {} is not a rank of the communicator (size {})", what, rank, c.size()));
+}
+
+void Scope::check_root(const Comm& c, int root) {
+  if (root < 0 || root >= c.size()) {
+    fail(MGEN_ERR_ROOT, fmt::format("root {} is not a rank of the communicator (size {})", root, c.size()));
+  }
+}
+
+void Scope::check_tag(int tag, bool any_ok) {
+  if ((tag >= 0 && tag <= MGEN_TAG_UB) || (any_ok && tag == MGEN_ANY_TAG)) return;
+  fail(MGEN_ERR_TAG, fmt::format("invalid tag {} (tags are 0 to {})", tag, MGEN_TAG_UB));
+}
+
+void Scope::check_op(MGEN_Op op) {
+  if (!op_valid(op)) fail(MGEN_ERR_OP, fmt::format("invalid operation {}", op));
+}
+
+uint32_t Scope::request(MGEN_Request handle) {
+  if (handle == MGEN_REQUEST_NULL) return kNone;
+  const uint32_t q = static_cast<uint32_t>(handle - 1);
+  if (handle < 0 || q >= rank_->requests.size() || rank_->requests[q].kind == ReqKind::kFree) {
+    fail(MGEN_ERR_REQUEST, fmt::format("invalid request {}", handle));
+  }
+  return q;
+}
+
+void Scope::check_count(int n, const char* what) {
+  if (n < 0) fail(MGEN_ERR_COUNT, fmt::format("negative {} {}", what, n));
+}
+
+void set_status(MGEN_Status* out, const Status& s) {
+  if (out == MGEN_STATUS_IGNORE) return;
+  out->MGEN_SOURCE = s.source;
+  out->MGEN_TAG = s.tag;
+  out->MGEN_ERROR = s.error;
+  out->count_bytes = static_cast<long long>(s.bytes);
+}
+
+int outside(const char* name) {
+  std::fprintf(stderr, "mgen: %s called outside a simulated rank; run the program with `mgen run`\n", name);
+  return MGEN_ERR_OTHER;
+}
+
+}  // namespace mgen::mpi::api

@@ -1,0 +1,61 @@
+// Helpers shared by the MGEN_* C functions. Every function opens a Scope: it finds the calling
+// rank, records the call (deadlock reports, timelines), validates arguments with MPI's error
+// classes, and on error stops the whole run (MPI's default error handler) with a message that
+// names the rank, the call and the argument at fault.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "core/comm.hpp"
+#include "core/world.hpp"
+#include "mgen/mgen.h"
+
+namespace mgen::mpi::api {
+
+class Scope {
+ public:
+  explicit Scope(const char* name, int peer = static_cast<int>(kNone), int tag = kAnyTag, int comm = 0);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  // False when called outside a simulated rank (the call then returns MGEN_ERR_OTHER).
+  explicit operator bool() const { return world_ != nullptr; }
+  World& world() { return *world_; }
+  Rank& rank() { return *rank_; }
+  const char* name() const { return name_; }
+
+  [[noreturn]] void fail(int error_class, const std::string& message);
+  Comm& comm(MGEN_Comm handle);
+  // count >= 0 and a valid datatype; returns count * size.
+  uint64_t bytes(int count, MGEN_Datatype type);
+  uint32_t type_size(MGEN_Datatype type);
+  // A rank of `c`: [0, size), or MGEN_ANY_SOURCE / MGEN_PROC_NULL where allowed.
+  void check_rank(const Comm& c, int rank, const char* what, bool any_ok, bool null_ok);
+  void check_root(const Comm& c, int root);
+  void check_tag(int tag, bool any_ok);
+  void check_op(MGEN_Op op);
+  // Request handle -> index, or kNone for MGEN_REQUEST_NULL.
+  uint32_t request(MGEN_Request handle);
+  // Number of requests / counts arguments must be >= 0.
+  void check_count(int n, const char* what);
+
+ private:
+  World* world_ = nullptr;
+  Rank* rank_ = nullptr;
+  const char* name_;
+  Time start_;
+};
+
+// Fills a user's status (which may be MGEN_STATUS_IGNORE).
+void set_status(MGEN_Status* out, const Status& s);
+// World rank for a communicator rank, or kAnySource for MGEN_ANY_SOURCE.
+inline int world_or_any(const Comm& c, int rank) {
+  return rank == MGEN_ANY_SOURCE ? kAnySource : static_cast<int>(c.world(rank));
+}
+// Called outside a run: say so and return MGEN_ERR_OTHER.
+int outside(const char* name);
+
+}  // namespace mgen::mpi::api

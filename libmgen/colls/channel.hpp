@@ -1,0 +1,59 @@
+// What a collective algorithm sees: its rank and communicator, blocking and non-blocking
+// point-to-point on the communicator's collective context (so collective traffic never
+// matches user messages), and local reductions. Algorithms are plain blocking code: the rank
+// runs in a fiber, so no state machines are needed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/world.hpp"
+
+namespace mgen::mpi::colls {
+
+class Channel {
+ public:
+  Channel(World& world, Rank& rank, Comm& comm) : world_(world), rank_(rank), comm_(comm) {}
+
+  int rank() const { return comm_.rank; }
+  int size() const { return comm_.size(); }
+  World& world() { return world_; }
+  Rank& self() { return rank_; }
+  Comm& comm() { return comm_; }
+
+  // Buffers may be null: then only the size travels.
+  uint32_t isend(const void* buf, uint64_t bytes, int peer, int tag) {
+    return world_.post_send(rank_, buf, bytes, comm_.world(peer), tag, comm_, comm_.coll_context(), true);
+  }
+  uint32_t irecv(void* buf, uint64_t bytes, int peer, int tag) {
+    return world_.post_recv(rank_, buf, bytes, static_cast<int>(comm_.world(peer)), tag, comm_.coll_context(), true);
+  }
+  void wait(uint32_t q) {
+    world_.wait_all(rank_, &q, 1);
+    rank_.free_request_slot(q);
+  }
+  // Waits for every request and empties the vector.
+  void waitall(std::vector<uint32_t>& qs) {
+    world_.wait_all(rank_, qs.data(), static_cast<uint32_t>(qs.size()));
+    for (uint32_t q : qs)
+      rank_.free_request_slot(q);
+    qs.clear();
+  }
+  void send(const void* buf, uint64_t bytes, int peer, int tag) { wait(isend(buf, bytes, peer, tag)); }
+  void recv(void* buf, uint64_t bytes, int peer, int tag) { wait(irecv(buf, bytes, peer, tag)); }
+  void sendrecv(const void* sbuf, uint64_t sbytes, int dst, void* rbuf, uint64_t rbytes, int src, int tag) {
+    std::vector<uint32_t> qs{irecv(rbuf, rbytes, src, tag), isend(sbuf, sbytes, dst, tag)};
+    waitall(qs);
+  }
+
+  // inout = in (op) inout, elementwise; nothing when either buffer is null (size-only runs).
+  void reduce(const void* in, void* inout, uint64_t count, int type, int op);
+
+ private:
+  World& world_;
+  Rank& rank_;
+  Comm& comm_;
+};
+
+}  // namespace mgen::mpi::colls

@@ -1,0 +1,116 @@
+// Collective algorithms: one file per algorithm (colls/<collective>_<algorithm>.cpp), each
+// plain blocking code over point-to-point on a Channel; a typed registry per collective; and
+// a pure selection function of (communicator size, bytes, configuration) in select.cpp.
+//
+// Buffers follow the facade's conventions: sizes are in bytes, null buffers mean size-only
+// (no copies, no reductions), and `send == recv` means in place. Algorithms must be correct
+// for every communicator size, not only powers of two.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "colls/channel.hpp"
+#include "mgen/mpi/config.hpp"
+
+namespace mgen::mpi::colls {
+
+// Reductions: `count` elements of `type` (type_size bytes each) combined with `op`.
+struct ReduceArgs {
+  const void* send = nullptr;
+  void* recv = nullptr;  // significant at the root only for reduce
+  uint64_t count = 0;
+  int type = 0;
+  uint32_t type_size = 0;
+  int op = 0;
+  int root = 0;
+  bool in_place = false;  // the input is already in `recv` (MGEN_IN_PLACE)
+};
+
+// Gather/scatter/allgather/alltoall in bytes. For the "v" forms counts and displacements are
+// per rank; the regular forms fill them with one block size.
+struct BlockArgs {
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::vector<uint64_t> send_counts, send_displs;  // alltoall(v), scatter(v) (root)
+  std::vector<uint64_t> recv_counts, recv_displs;  // gather(v) (root), allgather(v), alltoall(v)
+  uint64_t send_bytes = 0;                         // gather/allgather: this rank's block
+  uint64_t recv_bytes = 0;                         // scatter: this rank's block
+  int root = 0;
+  bool in_place = false;  // MGEN_IN_PLACE: this rank's block is already where it belongs
+};
+
+// Reduce-scatter: `counts[i]` elements of the result go to rank i.
+struct ReduceScatterArgs {
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::vector<uint64_t> counts;
+  int type = 0;
+  uint32_t type_size = 0;
+  int op = 0;
+  bool in_place = false;  // the input is in `recv`, sized for the whole vector
+};
+
+using BarrierFn = void (*)(Channel&);
+using BcastFn = void (*)(Channel&, void* buf, uint64_t bytes, int root);
+using ReduceFn = void (*)(Channel&, const ReduceArgs&);
+using BlockFn = void (*)(Channel&, const BlockArgs&);
+using ReduceScatterFn = void (*)(Channel&, const ReduceScatterArgs&);
+
+template <class Fn>
+struct Algorithm {
+  const char* name;
+  const char* description;
+  Fn fn;
+};
+
+// The registries, one per collective (printed by `mgen info`, swept by the tests).
+const std::vector<Algorithm<BarrierFn>>& barrier_algorithms();
+const std::vector<Algorithm<BcastFn>>& bcast_algorithms();
+const std::vector<Algorithm<ReduceFn>>& reduce_algorithms();
+const std::vector<Algorithm<ReduceFn>>& allreduce_algorithms();
+const std::vector<Algorithm<BlockFn>>& gather_algorithms();
+const std::vector<Algorithm<BlockFn>>& scatter_algorithms();
+const std::vector<Algorithm<BlockFn>>& allgather_algorithms();
+const std::vector<Algorithm<BlockFn>>& alltoall_algorithms();
+const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms();
+const std::vector<Algorithm<ReduceFn>>& scan_algorithms();    // inclusive
+const std::vector<Algorithm<ReduceFn>>& exscan_algorithms();  // exclusive
+
+// Default selection: a pure function of communicator size and message bytes, or the
+// configured name when it is not "auto". Throws std::invalid_argument for an unknown name.
+const Algorithm<BarrierFn>& select_barrier(int size, const CollectiveConfig& c);
+const Algorithm<BcastFn>& select_bcast(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_reduce(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_allreduce(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_gather(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_scatter(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_allgather(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_alltoall(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<ReduceScatterFn>& select_reduce_scatter(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_scan(int size, uint64_t bytes, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_exscan(int size, uint64_t bytes, const CollectiveConfig& c);
+
+// Checks every configured name exists; throws std::invalid_argument naming the key.
+void validate(const CollectiveConfig& c);
+
+// Tags of collective traffic (on the collective context, so they never meet user tags).
+enum Tag : int {
+  kTagBarrier = 1,
+  kTagBcast,
+  kTagReduce,
+  kTagAllreduce,
+  kTagGather,
+  kTagScatter,
+  kTagAllgather,
+  kTagAlltoall,
+  kTagReduceScatter,
+  kTagScan,
+  kTagCommCreate,
+};
+
+// Copies `bytes` unless either side is null (size-only) or they are the same place.
+void copy_block(void* to, const void* from, uint64_t bytes);
+
+}  // namespace mgen::mpi::colls

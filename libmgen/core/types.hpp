@@ -1,0 +1,116 @@
+// Values shared by the rank side (fibers) and the engine side of libmgen.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mgen/simcore/units.hpp"
+
+namespace mgen::mpi {
+
+using simcore::Bandwidth;
+using simcore::Bytes;
+using simcore::Time;
+using RankId = uint32_t;
+inline constexpr uint32_t kNone = 0xffffffffu;
+inline constexpr int kAnySource = -1;
+inline constexpr int kAnyTag = -1;
+inline constexpr int kProcNull = -2;
+
+struct Status {
+  int source = kAnySource;  // rank in the communicator
+  int tag = kAnyTag;
+  int error = 0;
+  uint64_t bytes = 0;
+};
+
+// What matching looks at, plus the order the sender issued it in.
+struct Envelope {
+  uint64_t context = 0;  // communicator context (point-to-point or collective)
+  RankId src = 0;        // sender's world rank
+  int32_t src_rank = 0;  // sender's rank in the communicator
+  int32_t tag = 0;
+  uint64_t bytes = 0;
+  uint64_t seq = 0;  // per (sender, receiver): MPI's non-overtaking order
+};
+
+enum class ReqKind : uint8_t { kFree, kSend, kRecv, kPut, kGet };
+
+// A non-blocking operation. Owned by its rank; the engine refers to it by index.
+struct Request {
+  ReqKind kind = ReqKind::kFree;
+  bool complete = false;
+  bool in_wait = false;  // part of the set the rank is blocked on
+  bool rendezvous = false;
+  bool collective = false;  // issued by a collective algorithm: no per-call overheads
+  uint32_t next_free = kNone;
+  // send: payload and destination; recv: the matched sender once known.
+  const void* sbuf = nullptr;
+  RankId peer = 0;
+  Envelope env;
+  // recv
+  void* rbuf = nullptr;
+  uint64_t capacity = 0;
+  uint64_t context = 0;
+  int32_t want_src = kAnySource;  // world rank or kAnySource
+  int32_t want_tag = kAnyTag;
+  int32_t rdma_tag = 0;
+  Status status;
+  Time done;
+};
+
+enum class OpKind : uint8_t { kSend, kRecv, kPut, kGet, kBlock };
+
+// An operation a rank issued at its local time `at`, waiting for the engine to process it.
+struct Op {
+  Time at;
+  OpKind kind = OpKind::kSend;
+  uint32_t req = kNone;
+};
+
+// What a blocked rank waits for, and where the engine leaves the answer.
+struct Block {
+  enum Kind : uint8_t { kNone, kWaitAll, kWaitAny, kTest, kProbe, kIprobe, kPoll };
+  Kind kind = kNone;
+  const uint32_t* reqs = nullptr;  // request indices (kNone entries are ignored)
+  uint32_t count = 0;
+  uint32_t pending = 0;  // kWaitAll: requests not yet complete
+  // probes
+  uint64_t context = 0;
+  int32_t src = kAnySource;  // world rank or kAnySource
+  int32_t tag = kAnyTag;
+  int32_t poll_tag = 0;
+  // answers
+  bool flag = false;
+  int index = -1;
+  Status status;
+  Time since;  // when the rank started waiting
+};
+
+// The MPI call a rank is in, for deadlock reports and timelines: a name and a few arguments.
+struct CallInfo {
+  const char* name = nullptr;
+  int peer = kNone;
+  int tag = kAnyTag;
+  int comm = 0;
+};
+
+// Per-rank accounting, in simulated time.
+struct RankStats {
+  Time compute;   // MGEN_Comp and measured computation
+  Time overhead;  // host software overheads of MPI calls
+  Time wait;      // blocked in MPI calls
+  uint64_t messages_sent = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t calls = 0;
+};
+
+// One interval of a rank's timeline.
+struct TimelineEntry {
+  const char* name;
+  Time start, end;
+};
+
+}  // namespace mgen::mpi

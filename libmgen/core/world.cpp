@@ -1,0 +1,802 @@
+#include "core/world.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace mgen::mpi {
+namespace {
+
+thread_local World* g_active = nullptr;
+
+}  // namespace
+
+uint32_t Rank::alloc_request(ReqKind kind) {
+  uint32_t q;
+  if (free_request != kNone) {
+    q = free_request;
+    free_request = requests[q].next_free;
+    requests[q] = Request{};
+  } else {
+    q = static_cast<uint32_t>(requests.size());
+    requests.emplace_back();
+  }
+  requests[q].kind = kind;
+  return q;
+}
+
+void Rank::free_request_slot(uint32_t q) {
+  requests[q].kind = ReqKind::kFree;
+  requests[q].next_free = free_request;
+  free_request = q;
+}
+
+World* World::active() {
+  return g_active;
+}
+
+Rank& World::current() {
+  return ranks_[current_];
+}
+
+World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
+    : mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this) {
+  const net::Topology& t = network_.topology();
+  if (job.ranks == 0) throw std::invalid_argument("a job needs at least one rank");
+  if (job.procs_per_node == 0) throw std::invalid_argument("processes per node must be at least 1");
+  const uint32_t nodes_used = (job.ranks + job.procs_per_node - 1) / job.procs_per_node;
+  if (job.placement != Placement::kMap && nodes_used > t.nodes()) {
+    throw std::invalid_argument(fmt::format("{} ranks at {} per node need {} nodes; the machine ({}) has {}", job.ranks,
+                                            job.procs_per_node, nodes_used, t.describe(), t.nodes()));
+  }
+  if (job.placement == Placement::kMap && job.node_of_rank.size() != job.ranks) {
+    throw std::invalid_argument(
+        fmt::format("the rank map gives {} nodes for {} ranks", job.node_of_rank.size(), job.ranks));
+  }
+  ranks_.resize(job.ranks);
+  memory_free_.assign(t.nodes(), Time::zero());
+  std::vector<uint32_t> on_node(t.nodes(), 0);
+  const auto world_group = Group::identity(job.ranks);
+  for (RankId r = 0; r < job.ranks; ++r) {
+    Rank& rank = ranks_[r];
+    rank.id = r;
+    switch (job.placement) {
+      case Placement::kBlock:
+        rank.node = r / job.procs_per_node;
+        break;
+      case Placement::kRoundRobin:
+        rank.node = r % nodes_used;
+        break;
+      case Placement::kMap:
+        rank.node = job.node_of_rank[r];
+        break;
+    }
+    if (rank.node >= t.nodes()) {
+      throw std::invalid_argument(
+          fmt::format("rank {} is mapped to node {}; the machine has nodes 0 to {}", r, rank.node, t.nodes() - 1));
+    }
+    // Several ranks of a node share its NICs round-robin.
+    rank.endpoint = rank.node * t.nics_per_node() + on_node[rank.node]++ % t.nics_per_node();
+    rank.comms.resize(3);
+    rank.comms[1] = std::make_unique<Comm>(Comm{2, world_group, static_cast<int>(r), 0, std::nullopt});
+    rank.comms[2] = std::make_unique<Comm>(Comm{4, Group::of({r}), 0, 0, std::nullopt});
+    rank.groups = {nullptr, Group::of({})};
+  }
+}
+
+World::~World() = default;
+
+// ---------------------------------------------------------------- running
+
+RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progress& progress) {
+  g_active = this;
+  fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
+  std::vector<std::string> args(argv, argv + argc);
+  fibers_->spawn([this, &main, &args](size_t i) {
+    Rank& r = ranks_[i];
+    try {
+      suspend(r);  // parked until the engine starts every rank at time zero
+      // Each rank gets its own argv, as separate processes would.
+      std::vector<std::string> mine(args);
+      std::vector<char*> ptrs;
+      for (std::string& s : mine)
+        ptrs.push_back(s.data());
+      ptrs.push_back(nullptr);
+      main(static_cast<int>(mine.size()), ptrs.data());
+    } catch (const RankUnwind&) {
+    } catch (const std::exception& e) {
+      if (!error_) error_ = fmt::format("rank {}: {}", i, e.what());
+    }
+  });
+  for (RankId r = 0; r < ranks_.size(); ++r)
+    engine_.schedule(Time::zero(), kRankResume, r);
+  if (progress) {
+    // Roughly once per million events; the callback decides whether to print.
+    uint64_t countdown = 1 << 20;
+    engine_.run([&](const simcore::Event& e) {
+      dispatch(e);
+      if (--countdown == 0) {
+        countdown = 1 << 20;
+        uint32_t done = 0;
+        for (const Rank& r : ranks_)
+          done += r.state == Rank::State::kFinished;
+        progress(engine_.now().seconds(), engine_.events_processed(), done);
+      }
+    });
+  } else {
+    engine_.run([this](const simcore::Event& e) { dispatch(e); });
+  }
+
+  RunOutcome out;
+  bool all_done = true;
+  for (const Rank& r : ranks_) {
+    all_done = all_done && r.state == Rank::State::kFinished;
+    out.predicted = simcore::max(out.predicted, r.finished_at);
+  }
+  out.drained = engine_.now();
+  if (error_) {
+    out.ok = false;
+    out.error = *error_;
+  } else if (!all_done) {
+    out.ok = false;
+    out.error = deadlock_report();
+  }
+  if (!all_done) abort_ranks();
+  fibers_.reset();
+  g_active = nullptr;
+  return out;
+}
+
+void World::dispatch(const simcore::Event& e) {
+  if (net::NetworkModel::owns(e.kind)) {
+    network_.dispatch(e);
+    return;
+  }
+  switch (e.kind) {
+    case kRankResume:
+      resume(e.target);
+      break;
+    case kRankOps:
+      process_ops(e.target);
+      break;
+    case kMemoryDone:
+      on_message_sent(e.data, e.time);
+      on_message_delivered(e.data, e.time);
+      break;
+    default:
+      throw std::logic_error(fmt::format("world got an event of unknown kind {}", e.kind));
+  }
+}
+
+void World::resume(RankId id) {
+  Rank& r = ranks_[id];
+  if (r.state == Rank::State::kFinished) return;
+  const Time now = engine_.now();
+  if (r.block.kind != Block::kNone) r.stats.wait += now - r.block.since;
+  r.clock = simcore::max(r.clock, now);
+  r.state = Rank::State::kRunning;
+  current_ = id;
+  fibers_->resume(id);
+  current_ = kNone;
+  if (!fibers_->stack_intact(id) && !error_) {
+    error_ = fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+  }
+  if (fibers_->finished(id)) {
+    r.state = Rank::State::kFinished;
+    r.finished_at = r.clock;
+  } else {
+    r.state = Rank::State::kBlocked;
+  }
+  if (error_) {
+    engine_.stop();
+    return;
+  }
+  schedule_ops(r);
+}
+
+void World::schedule_ops(Rank& r) {
+  if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
+  r.ops_scheduled = true;
+  engine_.schedule(r.outbox[r.outbox_head].at, kRankOps, r.id);
+}
+
+void World::process_ops(RankId id) {
+  Rank& r = ranks_[id];
+  r.ops_scheduled = false;
+  const Time now = engine_.now();
+  while (r.outbox_head < r.outbox.size() && r.outbox[r.outbox_head].at <= now) {
+    const Op op = r.outbox[r.outbox_head++];
+    switch (op.kind) {
+      case OpKind::kSend:
+        start_send(id, op.req);
+        break;
+      case OpKind::kRecv:
+        start_recv(id, op.req);
+        break;
+      case OpKind::kPut:
+        start_put(id, op.req);
+        break;
+      case OpKind::kGet:
+        start_get(id, op.req);
+        break;
+      case OpKind::kBlock:
+        r.block.since = op.at;
+        if (r.block.kind == Block::kWaitAll) {
+          r.block.pending = 0;
+          for (uint32_t i = 0; i < r.block.count; ++i) {
+            const uint32_t q = r.block.reqs[i];
+            if (q == kNone || r.requests[q].complete) continue;
+            r.requests[q].in_wait = true;
+            ++r.block.pending;
+          }
+        } else if (r.block.kind == Block::kWaitAny) {
+          for (uint32_t i = 0; i < r.block.count; ++i) {
+            if (r.block.reqs[i] != kNone) r.requests[r.block.reqs[i]].in_wait = true;
+          }
+        }
+        r.state = Rank::State::kBlocked;
+        wake_if_ready(r);
+        break;
+    }
+    if (error_) return;
+  }
+  if (r.outbox_head == r.outbox.size()) {
+    r.outbox.clear();
+    r.outbox_head = 0;
+  } else {
+    schedule_ops(r);
+  }
+}
+
+bool World::evaluate_block(Rank& r) {
+  Block& b = r.block;
+  switch (b.kind) {
+    case Block::kWaitAll:
+      return b.pending == 0;
+    case Block::kWaitAny:
+      for (uint32_t i = 0; i < b.count; ++i) {
+        if (b.reqs[i] != kNone && r.requests[b.reqs[i]].complete) return true;
+      }
+      return false;
+    case Block::kTest:
+      b.flag = r.requests[b.reqs[0]].complete;
+      return true;
+    case Block::kProbe:
+    case Block::kIprobe: {
+      b.flag = false;
+      for (uint32_t slot : r.unexpected) {
+        const Envelope& env = transfers_[slot].env;
+        if (env.context != b.context) continue;
+        if (b.src != kAnySource && static_cast<RankId>(b.src) != env.src) continue;
+        if (b.tag != kAnyTag && b.tag != env.tag) continue;
+        b.flag = true;
+        b.status = Status{env.src_rank, env.tag, 0, env.bytes};
+        break;
+      }
+      return b.flag || b.kind == Block::kIprobe;
+    }
+    case Block::kPoll: {
+      auto it = r.put_arrivals.find(b.poll_tag);
+      if (it == r.put_arrivals.end() || it->second == 0) return false;
+      if (--it->second == 0) r.put_arrivals.erase(it);
+      return true;
+    }
+    case Block::kNone:
+      break;
+  }
+  return false;
+}
+
+void World::wake_if_ready(Rank& r) {
+  if (r.state != Rank::State::kBlocked || r.outbox_head != r.outbox.size()) return;
+  if (!evaluate_block(r)) return;
+  r.state = Rank::State::kWaking;
+  engine_.schedule(engine_.now(), kRankResume, r.id);
+}
+
+void World::complete(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  Request& req = r.requests[q];
+  req.complete = true;
+  req.done = engine_.now();
+  if (r.state != Rank::State::kBlocked || !req.in_wait) return;
+  if (r.block.kind == Block::kWaitAll) {
+    if (--r.block.pending == 0) wake_if_ready(r);
+  } else if (r.block.kind == Block::kWaitAny) {
+    wake_if_ready(r);
+  }
+}
+
+// ---------------------------------------------------------------- rank side
+
+void World::suspend(Rank& r) {
+  fibers_->suspend(r.id);
+  if (stopping_) throw RankUnwind{};
+}
+
+void World::block(Rank& r) {
+  r.outbox.push_back(Op{r.clock, OpKind::kBlock, kNone});
+  suspend(r);
+}
+
+void World::fail(const std::string& message) {
+  if (!error_) error_ = message;
+  throw RankUnwind{};
+}
+
+void World::compute(Rank& r, Time t) {
+  r.clock += t;
+  r.stats.compute += t;
+}
+
+uint32_t World::post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm,
+                          uint64_t context, bool collective) {
+  r.clock += mpi_.send_overhead;
+  r.stats.overhead += mpi_.send_overhead;
+  const uint32_t q = r.alloc_request(ReqKind::kSend);
+  Request& req = r.requests[q];
+  req.sbuf = buf;
+  req.peer = dst;
+  req.collective = collective;
+  req.env = Envelope{context, r.id, comm.rank, tag, bytes, 0};
+  r.outbox.push_back(Op{r.clock, OpKind::kSend, q});
+  return q;
+}
+
+uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context,
+                          bool collective) {
+  const uint32_t q = r.alloc_request(ReqKind::kRecv);
+  Request& req = r.requests[q];
+  req.rbuf = buf;
+  req.capacity = capacity;
+  req.context = context;
+  req.want_src = src_world;
+  req.want_tag = tag;
+  req.collective = collective;
+  r.outbox.push_back(Op{r.clock, OpKind::kRecv, q});
+  return q;
+}
+
+uint32_t World::post_put(Rank& r, RankId dst, uint64_t bytes, int tag) {
+  r.clock += mpi_.rdma_overhead;
+  r.stats.overhead += mpi_.rdma_overhead;
+  const uint32_t q = r.alloc_request(ReqKind::kPut);
+  Request& req = r.requests[q];
+  req.peer = dst;
+  req.rdma_tag = tag;
+  req.env.bytes = bytes;
+  r.outbox.push_back(Op{r.clock, OpKind::kPut, q});
+  return q;
+}
+
+uint32_t World::post_get(Rank& r, RankId src, uint64_t bytes, int tag) {
+  r.clock += mpi_.rdma_overhead;
+  r.stats.overhead += mpi_.rdma_overhead;
+  const uint32_t q = r.alloc_request(ReqKind::kGet);
+  Request& req = r.requests[q];
+  req.peer = src;
+  req.rdma_tag = tag;
+  req.env.bytes = bytes;
+  r.outbox.push_back(Op{r.clock, OpKind::kGet, q});
+  return q;
+}
+
+void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
+  bool done = true;
+  for (uint32_t i = 0; i < n && done; ++i)
+    done = reqs[i] == kNone || r.requests[reqs[i]].complete;
+  if (!done) {
+    r.block = Block{};
+    r.block.kind = Block::kWaitAll;
+    r.block.reqs = reqs;
+    r.block.count = n;
+    block(r);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+    }
+    r.block.kind = Block::kNone;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (reqs[i] != kNone && r.requests[reqs[i]].kind == ReqKind::kRecv) {
+      r.clock += mpi_.recv_overhead;
+      r.stats.overhead += mpi_.recv_overhead;
+    }
+  }
+}
+
+int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {
+  auto first_done = [&]() -> int {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone && r.requests[reqs[i]].complete) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  bool any = false;
+  for (uint32_t i = 0; i < n; ++i)
+    any = any || reqs[i] != kNone;
+  if (!any) return -1;
+  int index = first_done();
+  if (index < 0) {
+    r.block = Block{};
+    r.block.kind = Block::kWaitAny;
+    r.block.reqs = reqs;
+    r.block.count = n;
+    block(r);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+    }
+    r.block.kind = Block::kNone;
+    index = first_done();
+  }
+  if (r.requests[reqs[index]].kind == ReqKind::kRecv) {
+    r.clock += mpi_.recv_overhead;
+    r.stats.overhead += mpi_.recv_overhead;
+  }
+  return index;
+}
+
+bool World::test(Rank& r, uint32_t q) {
+  bool done = r.requests[q].complete;
+  if (!done) {
+    r.block = Block{};
+    r.block.kind = Block::kTest;
+    r.block.reqs = &q;
+    r.block.count = 1;
+    block(r);
+    r.block.kind = Block::kNone;
+    done = r.block.flag;
+  }
+  if (done && r.requests[q].kind == ReqKind::kRecv) {
+    r.clock += mpi_.recv_overhead;
+    r.stats.overhead += mpi_.recv_overhead;
+  }
+  return done;
+}
+
+std::shared_ptr<const Group> World::intern_group(std::vector<RankId> members) {
+  auto it = groups_.find(members);
+  if (it != groups_.end()) {
+    if (auto g = it->second.lock()) return g;
+  }
+  auto g = Group::of(members);
+  groups_[std::move(members)] = g;
+  return g;
+}
+
+void World::exchange_put(uint64_t key, int members, int index, int64_t value) {
+  Exchange& x = exchanges_[key];
+  if (x.values.empty()) {
+    x.values.assign(static_cast<size_t>(members), 0);
+    x.remaining = members;
+  }
+  x.values[static_cast<size_t>(index)] = value;
+}
+
+const std::vector<int64_t>& World::exchange_get(uint64_t key) {
+  return exchanges_.at(key).values;
+}
+
+void World::exchange_done(uint64_t key) {
+  auto it = exchanges_.find(key);
+  if (it != exchanges_.end() && --it->second.remaining == 0) exchanges_.erase(it);
+}
+
+Status World::probe(Rank& r, uint64_t context, int src_world, int tag) {
+  r.block = Block{};
+  r.block.kind = Block::kProbe;
+  r.block.context = context;
+  r.block.src = src_world;
+  r.block.tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+  return r.block.status;
+}
+
+bool World::iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status) {
+  r.block = Block{};
+  r.block.kind = Block::kIprobe;
+  r.block.context = context;
+  r.block.src = src_world;
+  r.block.tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+  if (r.block.flag && status) *status = r.block.status;
+  return r.block.flag;
+}
+
+void World::rdma_poll(Rank& r, int tag) {
+  r.block = Block{};
+  r.block.kind = Block::kPoll;
+  r.block.poll_tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+}
+
+// ---------------------------------------------------------------- engine side: protocols
+
+uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
+  uint32_t slot;
+  if (free_transfer_ != kNone) {
+    slot = free_transfer_;
+    free_transfer_ = transfers_[slot].next_free;
+    transfers_[slot] = Transfer{};
+  } else {
+    slot = static_cast<uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  }
+  Transfer& t = transfers_[slot];
+  t.kind = kind;
+  t.src = src;
+  t.dst = dst;
+  return slot;
+}
+
+void World::transmit(uint32_t slot, uint64_t wire_bytes) {
+  const Transfer& t = transfers_[slot];
+  ++messages_;
+  const Rank& a = ranks_[t.src];
+  const Rank& b = ranks_[t.dst];
+  if (a.node == b.node) {
+    // A copy through the node's memory: serialised on the node's copy engine.
+    ++intra_messages_;
+    const Time now = engine_.now();
+    const Time start = simcore::max(now, memory_free_[a.node]);
+    const Time copy = simcore::transfer_time(Bytes(wire_bytes), node_.memory_bandwidth);
+    memory_free_[a.node] = start + copy;
+    engine_.schedule(start + copy + node_.memory_latency, kMemoryDone, t.dst, 0, slot);
+  } else {
+    network_.inject(a.endpoint, b.endpoint, Bytes(wire_bytes), slot);
+  }
+}
+
+void World::transfer_done(uint32_t slot) {
+  transfers_[slot].data.clear();
+  transfers_[slot].data.shrink_to_fit();
+  transfers_[slot].next_free = free_transfer_;
+  free_transfer_ = slot;
+}
+
+void World::start_send(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  Request& req = r.requests[q];
+  const RankId dst = req.peer;
+  req.env.seq = r.send_seq[dst]++;
+  ++r.stats.messages_sent;
+  r.stats.bytes_sent += req.env.bytes;
+  const uint64_t bytes = req.env.bytes;
+  if (bytes <= mpi_.eager_threshold.count()) {
+    const uint32_t slot = new_transfer(Xfer::kEager, id, dst);
+    Transfer& t = transfers_[slot];
+    t.sreq = q;
+    t.env = req.env;
+    if (req.sbuf != nullptr && bytes > 0) {
+      const auto* p = static_cast<const std::byte*>(req.sbuf);
+      t.data.assign(p, p + bytes);
+    }
+    transmit(slot, bytes + mpi_.envelope.count());
+  } else {
+    req.rendezvous = true;
+    const uint32_t slot = new_transfer(Xfer::kRts, id, dst);
+    transfers_[slot].sreq = q;
+    transfers_[slot].env = req.env;
+    transmit(slot, mpi_.envelope.count());
+  }
+}
+
+void World::start_recv(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  for (size_t i = 0; i < r.unexpected.size(); ++i) {
+    const uint32_t slot = r.unexpected[i];
+    if (!matches(r.requests[q], transfers_[slot].env)) continue;
+    r.unexpected.erase(r.unexpected.begin() + static_cast<ptrdiff_t>(i));
+    match(id, q, slot);
+    return;
+  }
+  r.posted.push_back(q);
+}
+
+void World::start_put(RankId id, uint32_t q) {
+  const Request& req = ranks_[id].requests[q];
+  const uint32_t slot = new_transfer(Xfer::kPut, id, req.peer);
+  transfers_[slot].sreq = q;
+  transfers_[slot].env.bytes = req.env.bytes;
+  transfers_[slot].env.tag = req.rdma_tag;
+  ++ranks_[id].stats.messages_sent;
+  ranks_[id].stats.bytes_sent += req.env.bytes;
+  transmit(slot, req.env.bytes);
+}
+
+void World::start_get(RankId id, uint32_t q) {
+  const Request& req = ranks_[id].requests[q];
+  const uint32_t slot = new_transfer(Xfer::kGetReq, id, req.peer);
+  transfers_[slot].sreq = q;
+  transfers_[slot].env.bytes = req.env.bytes;
+  transfers_[slot].env.tag = req.rdma_tag;
+  transmit(slot, mpi_.envelope.count());
+}
+
+bool World::matches(const Request& q, const Envelope& env) const {
+  return q.context == env.context && (q.want_src == kAnySource || static_cast<RankId>(q.want_src) == env.src) &&
+         (q.want_tag == kAnyTag || q.want_tag == env.tag);
+}
+
+void World::arrive(RankId dst, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  const RankId src = transfers_[slot].env.src;
+  if (transfers_[slot].env.seq != r.recv_seq[src]) {
+    r.early.push_back(slot);  // an earlier message from this sender is still on its way
+    return;
+  }
+  deliver_in_order(dst, slot);
+  for (bool more = !r.early.empty(); more;) {
+    more = false;
+    for (size_t i = 0; i < r.early.size(); ++i) {
+      const Envelope& env = transfers_[r.early[i]].env;
+      if (env.src != src || env.seq != r.recv_seq[src]) continue;
+      const uint32_t next = r.early[i];
+      r.early.erase(r.early.begin() + static_cast<ptrdiff_t>(i));
+      deliver_in_order(dst, next);
+      more = true;
+      break;
+    }
+  }
+}
+
+void World::deliver_in_order(RankId dst, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  const Envelope& env = transfers_[slot].env;
+  ++r.recv_seq[env.src];
+  for (size_t i = 0; i < r.posted.size(); ++i) {
+    const uint32_t q = r.posted[i];
+    if (!matches(r.requests[q], env)) continue;
+    r.posted.erase(r.posted.begin() + static_cast<ptrdiff_t>(i));
+    match(dst, q, slot);
+    return;
+  }
+  r.unexpected.push_back(slot);
+  if (r.block.kind == Block::kProbe) wake_if_ready(r);
+}
+
+void World::match(RankId dst, uint32_t q, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  Request& req = r.requests[q];
+  const Envelope env = transfers_[slot].env;
+  if (env.bytes > req.capacity) {
+    error(
+        fmt::format("rank {}: a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} "
+                    "bytes (MPI_ERR_TRUNCATE)",
+                    dst, env.bytes, env.src, env.tag, req.capacity));
+    return;
+  }
+  req.status = Status{env.src_rank, env.tag, 0, env.bytes};
+  req.peer = env.src;
+  if (transfers_[slot].kind == Xfer::kEager) {
+    const std::vector<std::byte>& data = transfers_[slot].data;
+    if (req.rbuf != nullptr && !data.empty()) std::memcpy(req.rbuf, data.data(), data.size());
+    complete(dst, q);
+  } else {
+    // Rendezvous: tell the sender to go ahead.
+    const uint32_t sreq = transfers_[slot].sreq;
+    const uint32_t cts = new_transfer(Xfer::kCts, dst, env.src);
+    transfers_[cts].sreq = sreq;
+    transfers_[cts].rreq = q;
+    transfers_[cts].env = env;
+    transmit(cts, mpi_.envelope.count());
+  }
+  // The network reported it sent before it could arrive; nothing refers to it any more.
+  transfer_done(slot);
+}
+
+void World::on_message_sent(uint64_t cookie, Time) {
+  const uint32_t slot = static_cast<uint32_t>(cookie);
+  Transfer& t = transfers_[slot];
+  t.sent = true;
+  if (t.kind == Xfer::kEager || t.kind == Xfer::kData) complete(t.src, t.sreq);
+  if (t.delivered) transfer_done(slot);
+}
+
+void World::on_message_delivered(uint64_t cookie, Time) {
+  const uint32_t slot = static_cast<uint32_t>(cookie);
+  // Copied: new_transfer() below may move the pool.
+  const Xfer kind = transfers_[slot].kind;
+  const RankId src = transfers_[slot].src, dst = transfers_[slot].dst;
+  const uint32_t sreq = transfers_[slot].sreq, rreq = transfers_[slot].rreq;
+  const Envelope env = transfers_[slot].env;
+  switch (kind) {
+    case Xfer::kEager:
+    case Xfer::kRts:
+      arrive(dst, slot);  // the slot lives on in a queue until matched
+      return;
+    case Xfer::kCts: {
+      // At the sender: the data goes now, straight from the send buffer.
+      const uint32_t data = new_transfer(Xfer::kData, dst, src);
+      transfers_[data].sreq = sreq;
+      transfers_[data].rreq = rreq;
+      transfers_[data].env = env;
+      transmit(data, env.bytes);
+      break;
+    }
+    case Xfer::kData: {
+      const Request& sq = ranks_[src].requests[sreq];
+      Request& rq = ranks_[dst].requests[rreq];
+      if (sq.sbuf != nullptr && rq.rbuf != nullptr && env.bytes > 0) std::memcpy(rq.rbuf, sq.sbuf, env.bytes);
+      complete(dst, rreq);
+      break;
+    }
+    case Xfer::kPut: {
+      Rank& target = ranks_[dst];
+      ++target.put_arrivals[env.tag];
+      if (target.block.kind == Block::kPoll) wake_if_ready(target);
+      // The target NIC confirms once the data is in memory (NSIM-ACE §3.1).
+      const uint32_t ack = new_transfer(Xfer::kPutAck, dst, src);
+      transfers_[ack].sreq = sreq;
+      transmit(ack, mpi_.envelope.count());
+      break;
+    }
+    case Xfer::kPutAck:
+    case Xfer::kGetData:
+      complete(dst, sreq);
+      break;
+    case Xfer::kGetReq: {
+      const uint32_t data = new_transfer(Xfer::kGetData, dst, src);
+      transfers_[data].sreq = sreq;
+      transfers_[data].env.bytes = env.bytes;
+      transmit(data, env.bytes);
+      break;
+    }
+  }
+  Transfer& done = transfers_[slot];
+  done.delivered = true;
+  if (done.sent) transfer_done(slot);
+}
+
+// ---------------------------------------------------------------- errors and deadlock
+
+void World::error(const std::string& message) {
+  if (!error_) error_ = message;
+  engine_.stop();
+}
+
+void World::abort_ranks() {
+  stopping_ = true;
+  for (Rank& r : ranks_) {
+    if (fibers_->finished(r.id)) continue;
+    current_ = r.id;
+    fibers_->resume(r.id);
+    current_ = kNone;
+  }
+}
+
+std::string World::describe(const Rank& r) const {
+  std::string what = r.call.name ? r.call.name : "an MGEN call";
+  std::string args;
+  auto add = [&](const std::string& s) { args += (args.empty() ? "" : ", ") + s; };
+  if (r.call.peer != static_cast<int>(kNone))
+    add(r.call.peer == kAnySource ? "source ANY" : fmt::format("peer {}", r.call.peer));
+  if (r.call.tag != kAnyTag) add(fmt::format("tag {}", r.call.tag));
+  if (r.call.comm != 0) add(fmt::format("comm {}", r.call.comm));
+  return fmt::format("rank {} blocked in {}({}) since {:.3f} us", r.id, what, args, r.block.since.microseconds());
+}
+
+std::string World::deadlock_report() const {
+  size_t blocked = 0;
+  std::string lines;
+  for (const Rank& r : ranks_) {
+    if (r.state == Rank::State::kFinished) continue;
+    if (++blocked <= 32) lines += "  " + describe(r) + "\n";
+  }
+  if (blocked > 32) lines += fmt::format("  ... and {} more\n", blocked - 32);
+  std::string out = fmt::format(
+      "deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time "
+      "{:.3f} us):\n{}",
+      blocked, ranks_.size(), engine_.now().microseconds(), lines);
+  if (network_.packets_in_flight() != 0) {
+    out += fmt::format("the network itself is stuck with {} packets:\n{}", network_.packets_in_flight(),
+                       network_.describe_stuck(10));
+  }
+  return out;
+}
+
+}  // namespace mgen::mpi

@@ -1,0 +1,198 @@
+// The World: one simulated MPI job. It owns the engine, the network, the fiber runtime and
+// every rank's state, and implements MPI's semantics on the engine side: matching with posted
+// and unexpected queues in non-overtaking order, eager and rendezvous protocols, intra-node
+// copies through the node's memory model, RDMA puts and gets.
+//
+// The rule (SimGrid's simcall rule): rank fibers never touch simulation state. A rank runs
+// ahead on its own clock, appending operations to its outbox; when it must know something
+// only the simulation can tell (a completion, a probe) it posts a blocking operation and
+// suspends. The engine processes every outbox entry at its timestamp, in event order, and
+// resumes the rank when its wait is satisfied. Same inputs, same event order, same result.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "core/types.hpp"
+#include "mgen/mpi/config.hpp"
+#include "mgen/mpi/run.hpp"
+#include "mgen/net/network.hpp"
+#include "runtime/fiber_runtime.hpp"
+
+namespace mgen::mpi {
+
+// Thrown through a rank's stack to end its fiber when the run stops (an error anywhere, or a
+// deadlock). Never escapes the fiber.
+struct RankUnwind {};
+
+struct Rank {
+  RankId id = 0;
+  uint32_t node = 0;
+  net::EndpointId endpoint = 0;
+  Time clock;  // the rank's own simulated time; never behind the engine while it runs
+  enum class State : uint8_t { kReady, kRunning, kBlocked, kWaking, kFinished } state = State::kReady;
+  Time finished_at;
+
+  std::vector<Op> outbox;
+  size_t outbox_head = 0;
+  bool ops_scheduled = false;
+  Block block;
+  CallInfo call;  // the MPI call the rank is in
+
+  std::vector<Request> requests;
+  uint32_t free_request = kNone;
+
+  // Engine side of matching.
+  std::vector<uint32_t> posted;      // receive requests, in posting order
+  std::vector<uint32_t> unexpected;  // arrived eager messages and rendezvous requests (transfer slots)
+  std::vector<uint32_t> early;       // arrived ahead of an earlier message from the same sender
+  std::unordered_map<RankId, uint64_t> send_seq, recv_seq;
+  std::unordered_map<int32_t, uint32_t> put_arrivals;  // RDMA puts landed, per tag, not yet polled
+
+  // Communicators and groups by handle (1 = WORLD, 2 = SELF; groups: 1 = EMPTY).
+  std::vector<std::unique_ptr<Comm>> comms;
+  std::vector<std::shared_ptr<const Group>> groups;
+
+  RankStats stats;
+  std::vector<TimelineEntry> timeline;
+  bool initialized = false, finalized = false;
+
+  uint32_t alloc_request(ReqKind kind);
+  void free_request_slot(uint32_t q);
+};
+
+struct RunOutcome {
+  bool ok = true;
+  std::string error;  // first error, or the deadlock report
+  Time predicted;     // latest rank finish
+  Time drained;       // when the last event ran
+};
+
+class World : public net::MessageSink {
+ public:
+  World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job);
+  ~World() override;
+
+  // Runs `main` on every rank to the end (or to the first error or a deadlock).
+  RunOutcome run(const RankMain& main, int argc, char** argv, const Progress& progress = {});
+
+  // The world of the run in progress on this thread, and the rank whose fiber is running.
+  static World* active();
+  Rank& current();
+  bool in_rank() const { return current_ != kNone; }
+
+  // --- rank side: called from a rank's fiber (through the C facade or collectives) ---
+  uint32_t post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm, uint64_t context,
+                     bool collective);
+  uint32_t post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context, bool collective);
+  uint32_t post_put(Rank& r, RankId dst, uint64_t bytes, int tag);
+  uint32_t post_get(Rank& r, RankId src, uint64_t bytes, int tag);
+  // Blocks until every request in `reqs` (kNone entries skipped) is complete.
+  void wait_all(Rank& r, const uint32_t* reqs, uint32_t n);
+  // Blocks until one is complete; returns its position (-1 if all are kNone).
+  int wait_any(Rank& r, const uint32_t* reqs, uint32_t n);
+  // True if the request is complete at the rank's current time.
+  bool test(Rank& r, uint32_t req);
+  // Blocks until a message matching (context, src, tag) can be received; fills its status.
+  Status probe(Rank& r, uint64_t context, int src_world, int tag);
+  bool iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status);
+  void rdma_poll(Rank& r, int tag);
+  void compute(Rank& r, Time t);
+  // Groups are immutable and interned: every member of a communicator shares one.
+  std::shared_ptr<const Group> intern_group(std::vector<RankId> members);
+  // Communicator creation without O(p^2) memory: each member deposits a value under `key`;
+  // after a synchronising collective (which models the exchange's time), every member reads
+  // all values; the last member to call exchange_done frees them.
+  void exchange_put(uint64_t key, int members, int index, int64_t value);
+  const std::vector<int64_t>& exchange_get(uint64_t key);
+  void exchange_done(uint64_t key);
+  // Stops the whole run: records the error, unwinds the calling rank (throws RankUnwind).
+  [[noreturn]] void fail(const std::string& message);
+
+  const MpiConfig& mpi() const { return mpi_; }
+  const NodeConfig& node_config() const { return node_; }
+  const JobConfig& job() const { return job_; }
+  uint32_t size() const { return static_cast<uint32_t>(ranks_.size()); }
+  const Rank& rank(RankId r) const { return ranks_[r]; }
+  const net::NetworkModel& network() const { return network_; }
+  const simcore::Engine& engine() const { return engine_; }
+  // Collective algorithm choice for this run (from the machine's [collectives]).
+  const CollectiveConfig& collectives() const { return colls_; }
+  void set_collectives(const CollectiveConfig& c) { colls_ = c; }
+  uint64_t messages() const { return messages_; }
+  uint64_t intra_node_messages() const { return intra_messages_; }
+
+  // net::MessageSink
+  void on_message_sent(uint64_t cookie, Time t) override;
+  void on_message_delivered(uint64_t cookie, Time t) override;
+
+ private:
+  enum Kind : uint16_t { kRankResume = 64, kRankOps, kMemoryDone };
+  enum class Xfer : uint8_t { kEager, kRts, kCts, kData, kPut, kPutAck, kGetReq, kGetData };
+  // A message in flight between two ranks.
+  struct Transfer {
+    Xfer kind = Xfer::kEager;
+    RankId src = 0, dst = 0;  // of this message
+    uint32_t sreq = kNone;    // the originating rank's request
+    uint32_t rreq = kNone;    // the receiving rank's request (rendezvous data)
+    Envelope env;
+    std::vector<std::byte> data;  // eager payload copied at send time
+    bool sent = false, delivered = false;
+    uint32_t next_free = kNone;
+  };
+
+  void dispatch(const simcore::Event& e);
+  void resume(RankId r);
+  void process_ops(RankId r);
+  void schedule_ops(Rank& r);
+  void suspend(Rank& r);  // fiber side: park until resumed; unwinds if the run is stopping
+  void block(Rank& r);    // fiber side: post the current Block and park
+  bool evaluate_block(Rank& r);
+  void wake_if_ready(Rank& r);
+  void complete(RankId r, uint32_t req);
+  void start_send(RankId r, uint32_t req);
+  void start_recv(RankId r, uint32_t req);
+  void start_put(RankId r, uint32_t req);
+  void start_get(RankId r, uint32_t req);
+  void arrive(RankId dst, uint32_t slot);
+  void deliver_in_order(RankId dst, uint32_t slot);
+  bool matches(const Request& q, const Envelope& env) const;
+  void match(RankId dst, uint32_t req, uint32_t slot);
+  uint32_t new_transfer(Xfer kind, RankId src, RankId dst);
+  void transmit(uint32_t slot, uint64_t wire_bytes);
+  void transfer_done(uint32_t slot);
+  void error(const std::string& message);  // engine side: stop the run
+  void abort_ranks();
+  std::string deadlock_report() const;
+  std::string describe(const Rank& r) const;
+
+  MpiConfig mpi_;
+  NodeConfig node_;
+  JobConfig job_;
+  CollectiveConfig colls_;
+  simcore::Engine engine_;
+  net::NetworkModel network_;
+  std::vector<Rank> ranks_;
+  std::vector<Time> memory_free_;  // per node: when its copy engine is free
+  std::vector<Transfer> transfers_;
+  uint32_t free_transfer_ = kNone;
+  std::unique_ptr<runtime::FiberRuntime> fibers_;
+  uint32_t current_ = kNone;
+  bool stopping_ = false;
+  std::optional<std::string> error_;
+  uint64_t messages_ = 0, intra_messages_ = 0;
+  struct Exchange {
+    std::vector<int64_t> values;
+    int remaining = 0;
+  };
+  std::map<uint64_t, Exchange> exchanges_;
+  std::map<std::vector<RankId>, std::weak_ptr<const Group>> groups_;
+};
+
+}  // namespace mgen::mpi

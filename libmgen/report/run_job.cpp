@@ -1,0 +1,49 @@
+#include <fmt/format.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "colls/colls.hpp"
+#include "core/world.hpp"
+#include "mgen/mpi/run.hpp"
+
+namespace mgen::mpi {
+
+RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankMain& main,
+                  const std::vector<std::string>& args, const Progress& progress) {
+  colls::validate(machine.collectives);
+  const auto wall_start = std::chrono::steady_clock::now();
+  World world(machine.network, machine.mpi, machine.node, job);
+  world.set_collectives(machine.collectives);
+  std::vector<std::string> argv_strings(args);
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const RunOutcome out = world.run(main, static_cast<int>(argv_strings.size()), argv.data(), progress);
+
+  RunReport r;
+  r.ok = out.ok;
+  r.error = out.error;
+  r.predicted_s = out.predicted.seconds();
+  r.drained_s = out.drained.seconds();
+  r.events = world.engine().events_processed();
+  r.messages = world.messages();
+  r.intra_node_messages = world.intra_node_messages();
+  r.network = world.network().totals();
+  r.links = world.network().links();
+  r.ranks.reserve(world.size());
+  for (RankId i = 0; i < world.size(); ++i) {
+    const Rank& rank = world.rank(i);
+    r.ranks.push_back(RankReport{i, rank.node, rank.finished_at.seconds(), rank.stats.compute.seconds(),
+                                 rank.stats.overhead.seconds(), rank.stats.wait.seconds(), rank.stats.messages_sent,
+                                 rank.stats.bytes_sent, rank.stats.calls});
+    r.bytes += rank.stats.bytes_sent;
+    for (const TimelineEntry& e : rank.timeline)
+      r.timeline.push_back(TimelineEvent{i, e.name, e.start.seconds(), e.end.seconds()});
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return r;
+}
+
+}  // namespace mgen::mpi

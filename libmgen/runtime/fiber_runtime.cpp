@@ -1,0 +1,136 @@
+#include "runtime/fiber_runtime.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/context/stack_context.hpp>
+#include <boost/fiber/operations.hpp>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace mgen::runtime {
+namespace {
+
+constexpr uint64_t kCanary = 0x6d67656e53544b21ULL;  // "mgenSTK!"
+
+size_t page_size() {
+  return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+size_t round_up(size_t n, size_t to) {
+  return (n + to - 1) / to * to;
+}
+
+}  // namespace
+
+boost::fibers::context* EngineScheduler::pick_next() noexcept {
+  if (ready_.empty()) return nullptr;
+  boost::fibers::context* ctx = &ready_.front();
+  ready_.pop_front();
+  return ctx;
+}
+
+StackPool::StackPool(size_t stack_bytes, size_t count)
+    : stack_bytes_(round_up(std::max<size_t>(stack_bytes, 16384), page_size())),
+      count_(count),
+      guarded_(count <= kGuardedLimit) {
+  slot_bytes_ = stack_bytes_ + (guarded_ ? page_size() : 0);
+  if (count == 0) return;
+  // MAP_NORESERVE: only the pages a rank touches cost memory.
+  void* p =
+      mmap(nullptr, slot_bytes_ * count_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("cannot reserve " + std::to_string(slot_bytes_ * count_ >> 20) + " MiB of fiber stacks (" +
+                             std::strerror(errno) + ")");
+  }
+  base_ = static_cast<char*>(p);
+  for (size_t i = 0; i < count_; ++i) {
+    char* bottom = base_ + i * slot_bytes_;
+    if (guarded_) {
+      if (mprotect(bottom, page_size(), PROT_NONE) != 0) {
+        throw std::runtime_error(std::string("cannot protect a fiber stack guard page (") + std::strerror(errno) + ")");
+      }
+      bottom += page_size();
+    }
+    std::memcpy(bottom, &kCanary, sizeof kCanary);
+  }
+}
+
+StackPool::~StackPool() {
+  if (base_) munmap(base_, slot_bytes_ * count_);
+}
+
+void* StackPool::stack_top(size_t i) const {
+  return base_ + (i + 1) * slot_bytes_;
+}
+
+bool StackPool::canary_intact(size_t i) const {
+  const char* bottom = base_ + i * slot_bytes_ + (guarded_ ? page_size() : 0);
+  uint64_t v;
+  std::memcpy(&v, bottom, sizeof v);
+  return v == kCanary;
+}
+
+// Hands Boost.Fiber the pool's i-th stack; the pool owns and frees the memory.
+struct FiberRuntime::Allocator {
+  const StackPool* pool;
+  size_t index;
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc;
+    sc.size = pool->stack_bytes();
+    sc.sp = pool->stack_top(index);
+    return sc;
+  }
+  void deallocate(boost::context::stack_context&) noexcept {}
+};
+
+FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes) : pool_(stack_bytes, count), finished_(count, 0) {
+  boost::fibers::use_scheduling_algorithm<EngineScheduler>();
+}
+
+FiberRuntime::~FiberRuntime() {
+  // Finished fibers are joined at once. One that never finished (its owner failed to unwind
+  // it) cannot be joined without deadlock and is left detached.
+  for (size_t i = 0; i < fibers_.size(); ++i) {
+    if (!fibers_[i].joinable()) continue;
+    if (finished_[i]) {
+      fibers_[i].join();
+    } else {
+      fibers_[i].detach();
+    }
+  }
+  fibers_.clear();
+  // A terminated fiber's context lives on its stack, and Boost.Fiber's dispatcher releases it
+  // only when it runs — which it does when nothing is ready. Park the engine for a moment so
+  // it does, before the stacks are unmapped.
+  boost::this_fiber::sleep_for(std::chrono::nanoseconds(1));
+}
+
+void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
+  const size_t n = finished_.size();
+  fibers_.reserve(n);
+  contexts_.assign(n, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    // Launch policy `post`: the fiber only gets ready; it first runs when the engine yields.
+    fibers_.emplace_back(boost::fibers::launch::post, std::allocator_arg, Allocator{&pool_, i}, [this, i, body] {
+      contexts_[i] = boost::fibers::context::active();
+      body(i);
+      finished_[i] = 1;
+    });
+  }
+  // Let every fiber start and park itself at its first suspend() (the body's first act).
+  boost::this_fiber::yield();
+}
+
+void FiberRuntime::resume(size_t i) {
+  boost::fibers::context::active()->schedule(contexts_[i]);
+  boost::this_fiber::yield();
+}
+
+void FiberRuntime::suspend(size_t) {
+  boost::fibers::context::active()->suspend();
+}
+
+}  // namespace mgen::runtime

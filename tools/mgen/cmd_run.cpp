@@ -1,0 +1,248 @@
+// mgen run -n N [options] PROGRAM [args]: runs an MGEN program on the modelled machine and
+// reports the predicted time, where each rank spent it, and how the network was used.
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "mgen/config/units.hpp"
+#include "mgen/mpi/run.hpp"
+
+namespace mgen::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunCli {
+  MachineOptions machine;
+  uint32_t ranks = 0;
+  uint32_t ppn = 0;  // 0: the machine's node.procs_per_node
+  std::string placement = "block";
+  std::string stack = "256KiB";
+  std::string report, timeline;
+  bool quiet = false;
+};
+
+// PROGRAM as given, with ".so" added, or next to the mgen binary (build/examples/random_ring).
+fs::path resolve_program(const std::string& name) {
+  std::vector<fs::path> candidates = {name, name + ".so"};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::path(name).is_relative()) {
+    candidates.push_back(exe.parent_path() / name);
+    candidates.push_back(exe.parent_path() / (name + ".so"));
+  }
+  for (const fs::path& p : candidates) {
+    if (fs::is_regular_file(p, ec)) return p;
+  }
+  throw std::invalid_argument(
+      fmt::format("program '{}' not found (looked for {}.so here and next to mgen)", name, name));
+}
+
+using MgenMain = int (*)(int, char**);
+
+MgenMain load_program(const fs::path& path) {
+  // The program stays loaded for the life of the process: its code runs in every rank.
+  void* handle = dlopen(fs::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw std::invalid_argument(fmt::format("cannot load {}: {}", path.string(), dlerror()));
+  void* sym = dlsym(handle, "MGEN_Main");
+  if (sym == nullptr) {
+    throw std::invalid_argument(
+        fmt::format("{} does not define MGEN_Main (build MGEN programs with mgen_add_program)", path.string()));
+  }
+  return reinterpret_cast<MgenMain>(sym);
+}
+
+mpi::JobConfig job_config(const RunCli& o, const config::MachineConfig& m) {
+  mpi::JobConfig job;
+  if (o.ranks == 0) throw std::invalid_argument("-n: a job needs at least one rank");
+  job.ranks = o.ranks;
+  job.procs_per_node = o.ppn ? o.ppn : m.node.procs_per_node;
+  job.stack_bytes = config::parse_bytes(o.stack).count();
+  job.timeline = !o.timeline.empty();
+  if (o.placement == "block") {
+    job.placement = mpi::Placement::kBlock;
+  } else if (o.placement == "round_robin") {
+    job.placement = mpi::Placement::kRoundRobin;
+  } else {
+    // A file with one node number per rank (whitespace separated, # comments).
+    std::ifstream in(o.placement);
+    if (!in)
+      throw std::invalid_argument(
+          fmt::format("--placement: '{}' is neither block, round_robin nor a readable file", o.placement));
+    job.placement = mpi::Placement::kMap;
+    std::string line;
+    for (int lineno = 1; std::getline(in, line); ++lineno) {
+      line = line.substr(0, line.find('#'));
+      std::istringstream words(line);
+      std::string w;
+      while (words >> w) {
+        size_t used = 0;
+        unsigned long v = 0;
+        try {
+          v = std::stoul(w, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != w.size())
+          throw std::invalid_argument(fmt::format("{}:{}: '{}' is not a node number", o.placement, lineno, w));
+        job.node_of_rank.push_back(static_cast<uint32_t>(v));
+      }
+    }
+  }
+  return job;
+}
+
+std::string seconds(double s) {
+  return config::format_time(simcore::Time::ps(static_cast<int64_t>(s * 1e12 + 0.5)));
+}
+
+void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
+                   const mpi::RunReport& r) {
+  fmt::print("mgen run: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", job.ranks, program, m.name,
+             m.network.backend, job.procs_per_node);
+  fmt::print("predicted time   {}\n", seconds(r.predicted_s));
+  double compute = 0, overhead = 0, wait = 0;
+  const mpi::RankReport* slowest = &r.ranks.front();
+  for (const mpi::RankReport& k : r.ranks) {
+    compute += k.compute_s;
+    overhead += k.overhead_s;
+    wait += k.wait_s;
+    if (k.finish_s > slowest->finish_s) slowest = &k;
+  }
+  const double total = std::max(1e-300, compute + overhead + wait);
+  fmt::print("ranks            compute {:.1f}% | communication {:.1f}% | waiting {:.1f}% (of rank time, all ranks)\n",
+             100 * compute / total, 100 * overhead / total, 100 * wait / total);
+  fmt::print("slowest rank     {}: finished at {}, compute {}, communication {}, waiting {}\n", slowest->rank,
+             seconds(slowest->finish_s), seconds(slowest->compute_s), seconds(slowest->overhead_s),
+             seconds(slowest->wait_s));
+  fmt::print("messages         {} ({} within nodes), {} payload bytes; {} packets, {} packet hops\n", r.messages,
+             r.intra_node_messages, r.bytes, r.network.packets, r.network.packet_hops);
+  std::vector<const net::LinkInfo*> links;
+  for (const net::LinkInfo& l : r.links) {
+    if (l.stats.bytes) links.push_back(&l);
+  }
+  std::stable_sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->stats.busy > b->stats.busy; });
+  if (!links.empty() && r.drained_s > 0) {
+    fmt::print("busiest links   ");
+    for (size_t i = 0; i < std::min<size_t>(3, links.size()); ++i) {
+      fmt::print(" {} ({:.2f}){}", links[i]->name, links[i]->stats.busy.seconds() / r.drained_s,
+                 i + 1 < std::min<size_t>(3, links.size()) ? "," : "");
+    }
+    fmt::print("\n");
+  }
+  fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
+             r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
+}
+
+void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,
+                       const mpi::JobConfig& job, const mpi::RunReport& r) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const mpi::RankReport& k : r.ranks) {
+    ranks.push_back({{"rank", k.rank},
+                     {"node", k.node},
+                     {"finish_s", k.finish_s},
+                     {"compute_s", k.compute_s},
+                     {"communication_s", k.overhead_s},
+                     {"wait_s", k.wait_s},
+                     {"messages", k.messages},
+                     {"bytes", k.bytes},
+                     {"calls", k.calls}});
+  }
+  nlohmann::json links = nlohmann::json::array();
+  for (const net::LinkInfo& l : r.links) {
+    if (l.stats.bytes == 0) continue;
+    links.push_back({{"link", l.name},
+                     {"bytes", l.stats.bytes},
+                     {"packets", l.stats.packets},
+                     {"busy_s", l.stats.busy.seconds()},
+                     {"utilization", r.drained_s > 0 ? l.stats.busy.seconds() / r.drained_s : 0.0}});
+  }
+  write_report(path, {{"command", "run"},
+                      {"program", program},
+                      {"ok", r.ok},
+                      {"error", r.error},
+                      {"predicted_time_s", r.predicted_s},
+                      {"drained_s", r.drained_s},
+                      {"ranks", job.ranks},
+                      {"procs_per_node", job.procs_per_node},
+                      {"wall_s", r.wall_s},
+                      {"events", r.events},
+                      {"messages", r.messages},
+                      {"intra_node_messages", r.intra_node_messages},
+                      {"bytes", r.bytes},
+                      {"packets", r.network.packets},
+                      {"packet_hops", r.network.packet_hops},
+                      {"machine", machine_json(m)},
+                      {"per_rank", ranks},
+                      {"links", links}});
+}
+
+// Chrome / Perfetto trace: one track per rank, one slice per MGEN call.
+void write_timeline(const std::string& path, const mpi::RunReport& r) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("cannot write the timeline to {}", path));
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  for (const mpi::RankReport& k : r.ranks) {
+    out << (first ? "" : ",\n")
+        << fmt::format(
+               "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":{},\"args\":{{\"name\":\"rank {}\"}}}}",
+               k.rank, k.rank);
+    first = false;
+  }
+  for (const mpi::TimelineEvent& e : r.timeline) {
+    out << fmt::format(",\n{{\"name\":\"{}\",\"ph\":\"X\",\"pid\":0,\"tid\":{},\"ts\":{:.6f},\"dur\":{:.6f}}}", e.name,
+                       e.rank, e.start_s * 1e6, (e.end_s - e.start_s) * 1e6);
+  }
+  out << "\n]}\n";
+}
+
+int run(const RunCli& o, const std::vector<std::string>& rest) {
+  if (rest.empty()) throw std::invalid_argument("mgen run needs a PROGRAM");
+  const config::MachineConfig m = o.machine.load();
+  const fs::path program = resolve_program(rest[0]);
+  const MgenMain entry = load_program(program);
+  const mpi::JobConfig job = job_config(o, m);
+  const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
+  const bool tty = isatty(STDERR_FILENO) && !o.quiet;
+  const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
+    if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
+  };
+  const mpi::RunReport r = mpi::run_job(
+      setup, job, [entry](int argc, char** argv) { entry(argc, argv); }, rest, progress);
+  if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
+  const std::string name = program.stem().string();
+  if (!o.report.empty()) write_json_report(o.report, name, m, job, r);
+  if (!o.timeline.empty()) write_timeline(o.timeline, r);
+  if (!r.ok) {
+    std::cerr << "mgen run: the simulated job failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
+    return 3;
+  }
+  if (!o.quiet) print_summary(name, m, job, r);
+  return 0;
+}
+
+}  // namespace
+
+Runner add_run(CLI::App& app) {
+  auto* sub = app.add_subcommand("run", "run an MGEN program on the modelled machine and predict its time");
+  auto o = std::make_shared<RunCli>();
+  o->machine.attach(*sub);
+  sub->add_option("-n,--ranks", o->ranks, "number of MPI ranks")->required();
+  sub->add_option("--ppn", o->ppn, "ranks per node (default: the machine's node.procs_per_node)");
+  sub->add_option("--placement", o->placement, "rank to node placement: block, round_robin, or a file of node numbers");
+  sub->add_option("--stack", o->stack, "stack size of each rank's fiber (default 256KiB)");
+  sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
+  sub->add_option("--timeline", o->timeline, "write a Chrome/Perfetto trace of every rank's MGEN calls to FILE");
+  sub->add_flag("-q,--quiet", o->quiet, "no summary and no progress line");
+  sub->prefix_command();  // PROGRAM and everything after it belong to the program
+  return [o, sub] { return run(*o, sub->remaining()); };
+}
+
+}  // namespace mgen::cli
