@@ -108,6 +108,10 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
     } catch (const RankUnwind&) {
     } catch (const std::exception& e) {
       if (!error_) error_ = fmt::format("rank {}: {}", i, e.what());
+    } catch (...) {
+      // Not ours (a test framework's assertion, say): stop the run and rethrow it to the caller.
+      if (!foreign_exception_) foreign_exception_ = std::current_exception();
+      if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", i);
     }
   });
   for (RankId r = 0; r < ranks_.size(); ++r)
@@ -146,6 +150,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   if (!all_done) abort_ranks();
   fibers_.reset();
   g_active = nullptr;
+  if (foreign_exception_) std::rethrow_exception(foreign_exception_);
   return out;
 }
 

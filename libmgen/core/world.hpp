@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -186,6 +187,7 @@ class World : public net::MessageSink {
   uint32_t current_ = kNone;
   bool stopping_ = false;
   std::optional<std::string> error_;
+  std::exception_ptr foreign_exception_;
   uint64_t messages_ = 0, intra_messages_ = 0;
   struct Exchange {
     std::vector<int64_t> values;
