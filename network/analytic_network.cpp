@@ -41,7 +41,8 @@ void AnalyticNetwork::path(EndpointId src, EndpointId dst, std::vector<Stage>& o
 AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId dst, Bytes size, Time start) const {
   path(src, dst, scratch_);
   const size_t n = scratch_.size();
-  std::vector<Time> busy(n, start);  // E_i of the previous packet at router i
+  std::vector<Time>& busy = busy_;  // E_i of the previous packet at router i
+  busy.assign(n, start);
   const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
   uint64_t remaining = size.count();
   Time nic_busy = start, dma_free = start, rx_free = start, nic_tail = start, rx_end = start;

@@ -64,6 +64,7 @@ class AnalyticNetwork {
   std::vector<Time> posted_;
   uint64_t live_ = 0;
   mutable std::vector<Stage> scratch_;
+  mutable std::vector<Time> busy_;
   std::vector<LinkStats> link_stats_;
   NetworkTotals totals_;
 };

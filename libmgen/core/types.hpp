@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "mgen/simcore/units.hpp"
@@ -105,6 +107,25 @@ struct RankStats {
   uint64_t messages_sent = 0;
   uint64_t bytes_sent = 0;
   uint64_t calls = 0;
+};
+
+// A counter per peer rank. Most ranks talk to a handful of peers, so those live in a short
+// array scanned in one or two cache lines; a rank with many peers (all-to-all) spills into a
+// hash map.
+class PeerCounters {
+ public:
+  uint64_t& operator[](RankId peer) {
+    for (auto& [p, v] : few_) {
+      if (p == peer) return v;
+    }
+    if (few_.size() < kFew && many_.empty()) return few_.emplace_back(peer, 0).second;
+    return many_[peer];
+  }
+
+ private:
+  static constexpr size_t kFew = 8;
+  std::vector<std::pair<RankId, uint64_t>> few_;
+  std::unordered_map<RankId, uint64_t> many_;
 };
 
 // One interval of a rank's timeline.

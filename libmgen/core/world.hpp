@@ -53,7 +53,7 @@ struct Rank {
   std::vector<uint32_t> posted;      // receive requests, in posting order
   std::vector<uint32_t> unexpected;  // arrived eager messages and rendezvous requests (transfer slots)
   std::vector<uint32_t> early;       // arrived ahead of an earlier message from the same sender
-  std::unordered_map<RankId, uint64_t> send_seq, recv_seq;
+  PeerCounters send_seq, recv_seq;
   std::unordered_map<int32_t, uint32_t> put_arrivals;  // RDMA puts landed, per tag, not yet polled
 
   // Communicators and groups by handle (1 = WORLD, 2 = SELF; groups: 1 = EMPTY).
@@ -143,7 +143,11 @@ class World : public net::MessageSink {
     uint32_t sreq = kNone;    // the originating rank's request
     uint32_t rreq = kNone;    // the receiving rank's request (rendezvous data)
     Envelope env;
-    std::vector<std::byte> data;  // eager payload copied at send time
+    // Eager payload copied at send time: small ones inline, larger ones on the heap.
+    static constexpr size_t kInline = 64;
+    uint32_t inline_bytes = 0;
+    std::byte inline_data[kInline];
+    std::vector<std::byte> data;
     bool sent = false, delivered = false;
     uint32_t next_free = kNone;
   };

@@ -374,3 +374,19 @@ TEST_CASE("the same job twice gives the same prediction to the picosecond", "[p2
   CHECK(a.events == b.events);
   for (size_t i = 0; i < a.ranks.size(); ++i) CHECK(a.ranks[i].finish_s == b.ranks[i].finish_s);
 }
+
+TEST_CASE("a rendezvous send buffer may be reused as soon as the send returns", "[p2p][rendezvous]") {
+  // Regression: the payload used to be read from the sender's buffer at delivery time.
+  const auto r = run(2, [](int rank, int) {
+    std::vector<int> big(20000, rank == 0 ? 1 : 0);
+    if (rank == 0) {
+      MGEN_Send(big.data(), 20000, MGEN_INT, 1, 5, MGEN_COMM_WORLD);
+      std::fill(big.begin(), big.end(), 2);
+    } else {
+      MGEN_Recv(big.data(), 20000, MGEN_INT, 0, 5, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+      CHECK(big[0] == 1);
+      CHECK(big[19999] == 1);
+    }
+  });
+  REQUIRE(r.ok);
+}

@@ -87,26 +87,20 @@ class EventQueue {
     // Callers never schedule before the last popped event, so abs >= current_.
     if (abs >= current_ + buckets_.size()) {
       far_.push(e);
-      return;
-    }
-    std::vector<Event>& b = buckets_[abs & mask_];
-    if (abs == current_ && open_) {
-      // The open bucket is sorted with its earliest event last; keep it so.
-      auto it = b.end();
-      while (it != b.begin() && before(*(it - 1), e))
-        --it;
-      b.insert(it, e);
+    } else if (abs == current_ && open_) {
+      // The bucket being consumed is sorted already; late arrivals wait in a small heap
+      // (thousands of ranks resuming at one instant land here).
+      late_.push(e);
     } else {
-      b.push_back(e);
+      buckets_[abs & mask_].push_back(e);
+      mark(abs & mask_);
     }
-    mark(abs & mask_);
   }
 
   // The earliest event. Does not advance the calendar, so later pushes may still be earlier
   // than this event (as long as they are not before the last popped one).
   const Event& top() const {
-    const std::vector<Event>& cur = buckets_[current_ & mask_];
-    if (open_ && !cur.empty()) return cur.back();
+    if (open_ && (pos_ < buckets_[current_ & mask_].size() || !late_.empty())) return *open_min();
     const uint64_t slot = next_occupied(current_ & mask_);
     if (slot == kNoSlot) return far_.top();
     const std::vector<Event>& b = buckets_[slot];
@@ -118,21 +112,43 @@ class EventQueue {
   }
 
   Event pop() {
-    std::vector<Event>* cur = &buckets_[current_ & mask_];
-    if (!open_ || cur->empty()) cur = &advance();
-    const Event out = cur->back();
-    cur->pop_back();
-    if (cur->empty()) occupied_[(current_ & mask_) >> 6] &= ~(uint64_t{1} << (current_ & mask_ & 63));
+    if (!open_ || (pos_ == buckets_[current_ & mask_].size() && late_.empty())) advance();
+    std::vector<Event>& cur = buckets_[current_ & mask_];
+    const Event* from_sorted = pos_ < cur.size() ? &cur[pos_] : nullptr;
+    Event out;
+    if (from_sorted != nullptr && (late_.empty() || before(*from_sorted, late_.top()))) {
+      out = *from_sorted;
+      ++pos_;
+    } else {
+      out = late_.pop();
+    }
+    if (pos_ == cur.size() && late_.empty()) {
+      // Exhausted: free the slot now so that searches skip it. A burst (ten thousand ranks
+      // resuming at one instant) must not leave every bucket holding its peak capacity.
+      cur.clear();
+      if (cur.capacity() > kRetainedEvents) std::vector<Event>().swap(cur);
+      pos_ = 0;
+      occupied_[(current_ & mask_) >> 6] &= ~(uint64_t{1} << (current_ & mask_ & 63));
+    }
     --size_;
     return out;
   }
 
  private:
   static constexpr uint64_t kNoSlot = ~uint64_t{0};
+  static constexpr size_t kRetainedEvents = 512;
 
   void mark(uint64_t slot) { occupied_[slot >> 6] |= uint64_t{1} << (slot & 63); }
 
   uint64_t bucket_of(const Event& e) const { return static_cast<uint64_t>(e.time.count_ps()) >> shift_; }
+
+  const Event* open_min() const {
+    const std::vector<Event>& cur = buckets_[current_ & mask_];
+    const Event* a = pos_ < cur.size() ? &cur[pos_] : nullptr;
+    if (late_.empty()) return a;
+    if (a == nullptr || before(late_.top(), *a)) return &late_.top();
+    return a;
+  }
 
   // First occupied slot at or after `from`, wrapping around; kNoSlot if the calendar is empty.
   uint64_t next_occupied(uint64_t from) const {
@@ -148,7 +164,7 @@ class EventQueue {
   }
 
   // Moves to the next non-empty bucket, pulls newly near far-future events in, sorts it.
-  std::vector<Event>& advance() {
+  void advance() {
     const uint64_t slot = next_occupied(current_ & mask_);
     if (slot == kNoSlot) {
       current_ = bucket_of(far_.top());
@@ -162,9 +178,9 @@ class EventQueue {
       mark(abs & mask_);
     }
     std::vector<Event>& b = buckets_[current_ & mask_];
-    std::sort(b.begin(), b.end(), [](const Event& x, const Event& y) { return before(y, x); });
+    std::sort(b.begin(), b.end(), [](const Event& x, const Event& y) { return before(x, y); });
+    pos_ = 0;
     open_ = true;
-    return b;
   }
 
   unsigned shift_;
@@ -172,8 +188,10 @@ class EventQueue {
   std::vector<std::vector<Event>> buckets_;
   std::vector<uint64_t> occupied_;
   HeapQueue far_;
+  HeapQueue late_;        // pushed into the open bucket after it was sorted
   uint64_t current_ = 0;  // absolute bucket number of the bucket being consumed
-  bool open_ = false;     // that bucket is sorted (earliest last)
+  size_t pos_ = 0;        // next unconsumed event of the open (sorted) bucket
+  bool open_ = false;
   size_t size_ = 0;
 };
 
