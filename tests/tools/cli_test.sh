@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of the `mgen` command: exit codes, error messages, reports, determinism.
-# Usage: cli_test.sh MGEN_BINARY SOURCE_DIR
+# Usage: cli_test.sh MGEN_BINARY SOURCE_DIR PROGRAM_DIR
 set -uo pipefail
 mgen=$1
 src=$2
+programs=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -16,7 +17,8 @@ expect() {
   local out rc
   out=$("$@" 2>&1)
   rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" <<<"$out"; then
+  # Lines joined, so that a pattern may span them.
+  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" <<<"$(tr '\n' ' ' <<<"$out")"; then
     echo "FAIL: $* -> exit $rc (wanted $code), output:"
     sed 's/^/    /' <<<"$out" | head -20
     echo "    (wanted /$pattern/)"
@@ -63,6 +65,41 @@ for r in rows:
     expect_used = "+X" in r["link"] or "nic" in r["link"]
     assert used == expect_used, r
     assert 0.0 <= float(r["utilization"]) <= 1.0, r
+PY
+
+# mgen run: results, reports, timelines, and failures with their exit codes.
+# Closed form on the default machine (200 ns MPI overheads; a 96-byte envelope packet takes
+# 193.6 ns over 1 hop, 245.6 ns over 2): the recursive-doubling barrier's last pair is 0 and 2;
+# rank 2 leaves round 1 at 4.5936 us (rank 3's message, sent at 4.2 us), sends at 4.7936 us,
+# rank 0 receives at 5.0392 us and returns at 5.2392 us.
+expect 0 "predicted time +5.239 us" -- "$mgen" run -n 4 "$programs/compute"
+expect 0 "arg 1: --flag.*arg 2: 7" -- "$mgen" run -n 2 "$programs/compute" --flag 7
+expect 0 "2 rank\(s\) per node" -- "$mgen" run -n 8 --ppn 2 "$programs/compute.so"
+expect 3 "deadlock: 2 of 3 ranks.*rank 0 blocked in MGEN_Recv\(peer 1, tag 4" -- "$mgen" run -n 3 "$programs/deadlock"
+expect 3 "rank 0: MGEN_Send: MGEN_ERR_RANK: destination 2 is not a rank" -- "$mgen" run -n 2 "$programs/bad_peer"
+expect 2 "program 'nowhere' not found" -- "$mgen" run -n 2 nowhere
+expect 2 "need 1000 nodes; the machine .* has 512" -- "$mgen" run -n 1000 "$programs/compute"
+expect 2 "collectives.barrier: unknown algorithm 'fast'" -- "$mgen" run -n 2 --set collectives.barrier=fast "$programs/compute"
+printf '0\n0\n1 1\n' >"$work/map.txt"
+expect 0 "predicted" -- "$mgen" run -n 4 --placement "$work/map.txt" "$programs/compute"
+printf '0 x\n' >"$work/badmap.txt"
+expect 2 "badmap.txt:1: 'x' is not a node number" -- "$mgen" run -n 2 --placement "$work/badmap.txt" "$programs/compute"
+expect 0 "predicted" -- "$mgen" run -n 6 --report "$work/run.json" --timeline "$work/trace.json" "$programs/compute"
+if python3 - "$work/run.json" "$work/trace.json" <<'PY'; then echo "ok: run report and timeline"; else failures=$((failures + 1)); fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] and r["ranks"] == 6, r
+# Rank 5 computes 6 us, the others less; everybody leaves the barrier after the slowest arrives.
+assert 6e-6 < r["predicted_time_s"] < 8e-6, r["predicted_time_s"]
+per = {p["rank"]: p for p in r["per_rank"]}
+assert abs(per[5]["compute_s"] - 6e-6) < 1e-15 and abs(per[0]["compute_s"] - 1e-6) < 1e-15, per
+assert per[0]["wait_s"] > per[5]["wait_s"], per
+assert r["events"] > 0 and r["wall_s"] > 0 and r["messages"] > 0
+t = json.load(open(sys.argv[2]))
+names = {e["name"] for e in t["traceEvents"] if e["ph"] == "X"}
+assert {"MGEN_Comp", "MGEN_Barrier"} <= names, names
+comp = [e for e in t["traceEvents"] if e.get("name") == "MGEN_Comp" and e["tid"] == 5]
+assert abs(comp[0]["dur"] - 6.0) < 1e-9, comp
 PY
 
 # A run with a report, twice: identical predictions.

@@ -11,8 +11,10 @@ namespace mgen::cli {
 
 void MachineOptions::attach(CLI::App& app) {
   app.add_option("-c,--config", config_path, "machine file (TOML); the built-in default machine when omitted");
+  // One value per --set, so that `--set k=v PROGRAM` leaves PROGRAM alone.
   app.add_option("--set", overrides, "override a machine key, e.g. --set router.routing=adaptive (repeatable)")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
 }
 
 config::MachineConfig MachineOptions::load() const {

@@ -5,6 +5,7 @@
 
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
+#include "mgen/mpi/run.hpp"
 #include "mgen/net/network.hpp"
 #include "mgen/traffic/traffic.hpp"
 
@@ -88,6 +89,10 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
   fmt::print("network backends\n");
   for (const auto& e : kBackends)
     fmt::print("  {:12} {}\n", e.name, e.description);
+  fmt::print("collective algorithms (select with [collectives] or --set collectives.NAME=ALGO)\n");
+  for (const auto& a : mpi::collective_algorithms()) {
+    fmt::print("  {:15} {:20} {}\n", a.collective, a.name, a.description);
+  }
   fmt::print("traffic patterns\n");
   for (const auto& e : traffic::pattern_registry())
     fmt::print("  {:12} {}\n", e.name, e.description);

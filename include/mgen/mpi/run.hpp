@@ -60,6 +60,12 @@ struct RunReport {
   std::vector<TimelineEvent> timeline;  // when JobConfig::timeline
 };
 
+// The collective algorithm registry, for `mgen info`: (collective, algorithm, description).
+struct CollectiveAlgorithmInfo {
+  std::string collective, name, description;
+};
+std::vector<CollectiveAlgorithmInfo> collective_algorithms();
+
 // Called now and then during a long run with (simulated seconds, events, ranks finished).
 using Progress = std::function<void(double, uint64_t, uint32_t)>;
 
