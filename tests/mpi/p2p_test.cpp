@@ -390,3 +390,31 @@ TEST_CASE("a rendezvous send buffer may be reused as soon as the send returns", 
   });
   REQUIRE(r.ok);
 }
+
+TEST_CASE("placement decides which ranks share a node", "[p2p][placement]") {
+  auto intra = [](mgen::mpi::Placement placement, std::vector<uint32_t> map = {}) {
+    mgen::mpi::JobConfig job;
+    job.ranks = 4;
+    job.procs_per_node = 2;
+    job.placement = placement;
+    job.node_of_rank = std::move(map);
+    const auto r = mgen::mpi::run_job(test_machine(), job, [](int, char**) {
+      int rank;
+      MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
+      if (rank == 0) MGEN_Send(nullptr, 0, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
+      if (rank == 1) MGEN_Recv(nullptr, 0, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+    }, {"t"});
+    REQUIRE(r.ok);
+    CHECK(r.ranks[3].node == (placement == mgen::mpi::Placement::kMap ? 5u : 1u));
+    return r.intra_node_messages;
+  };
+  CHECK(intra(mgen::mpi::Placement::kBlock) == 1);       // ranks 0 and 1 on node 0
+  CHECK(intra(mgen::mpi::Placement::kRoundRobin) == 0);  // ranks 0 and 2 on node 0
+  CHECK(intra(mgen::mpi::Placement::kMap, {7, 7, 3, 5}) == 1);
+  mgen::mpi::JobConfig job;
+  job.ranks = 2;
+  job.placement = mgen::mpi::Placement::kMap;
+  job.node_of_rank = {0, 64};
+  CHECK_THROWS_WITH(mgen::mpi::run_job(test_machine(), job, [](int, char**) {}, {}),
+                    Catch::Contains("rank 1 is mapped to node 64; the machine has nodes 0 to 63"));
+}
