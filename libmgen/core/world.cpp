@@ -114,8 +114,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
       if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", i);
     }
   });
-  for (RankId r = 0; r < ranks_.size(); ++r)
-    engine_.schedule(Time::zero(), kRankResume, r);
+  for (Rank& r : ranks_) wake(r);
   if (progress) {
     // Roughly once per million events; the callback decides whether to print.
     uint64_t countdown = 1 << 20;
@@ -161,7 +160,7 @@ void World::dispatch(const simcore::Event& e) {
   }
   switch (e.kind) {
     case kRankResume:
-      resume(e.target);
+      resume_batch();
       break;
     case kRankOps:
       process_ops(e.target);
@@ -175,32 +174,46 @@ void World::dispatch(const simcore::Event& e) {
   }
 }
 
-void World::resume(RankId id) {
-  Rank& r = ranks_[id];
-  if (r.state == Rank::State::kFinished) return;
+void World::wake(Rank& r) {
+  r.state = Rank::State::kWaking;
+  waking_.push_back(r.id);
+  if (resume_scheduled_) return;
+  resume_scheduled_ = true;
+  engine_.schedule(engine_.now(), kRankResume, 0);
+}
+
+// Every rank woken at this instant runs in one pass, in wake order: each hands over straight to
+// the next fiber, so a resumption costs one context switch, not two.
+void World::resume_batch() {
+  resume_scheduled_ = false;
+  batch_.swap(waking_);
+  waking_.clear();
   const Time now = engine_.now();
-  if (r.block.kind != Block::kNone) r.stats.wait += now - r.block.since;
-  r.clock = simcore::max(r.clock, now);
-  r.state = Rank::State::kRunning;
-  current_ = id;
-  fibers_->resume(id);
+  for (RankId id : batch_) {
+    Rank& r = ranks_[id];
+    if (r.block.kind != Block::kNone) r.stats.wait += now - r.block.since;
+    r.clock = simcore::max(r.clock, now);
+    r.state = Rank::State::kRunning;
+    fibers_->make_ready(id);
+  }
+  fibers_->run_ready();
   current_ = kNone;
-  // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
-  // at the stack bottom is the only witness, so it is checked after every run of the fiber.
-  if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
-    error_ = fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+  for (RankId id : batch_) {
+    Rank& r = ranks_[id];
+    // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
+    // at the stack bottom is the only witness, so it is checked after every run of the fiber.
+    if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
+      error_ = fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+    }
+    if (fibers_->finished(id)) {
+      r.state = Rank::State::kFinished;
+      r.finished_at = r.clock;
+    } else {
+      r.state = Rank::State::kBlocked;
+    }
+    if (!error_) schedule_ops(r);
   }
-  if (fibers_->finished(id)) {
-    r.state = Rank::State::kFinished;
-    r.finished_at = r.clock;
-  } else {
-    r.state = Rank::State::kBlocked;
-  }
-  if (error_) {
-    engine_.stop();
-    return;
-  }
-  schedule_ops(r);
+  if (error_) engine_.stop();
 }
 
 void World::schedule_ops(Rank& r) {
@@ -299,8 +312,7 @@ bool World::evaluate_block(Rank& r) {
 void World::wake_if_ready(Rank& r) {
   if (r.state != Rank::State::kBlocked || r.outbox_head != r.outbox.size()) return;
   if (!evaluate_block(r)) return;
-  r.state = Rank::State::kWaking;
-  engine_.schedule(engine_.now(), kRankResume, r.id);
+  wake(r);
 }
 
 void World::complete(RankId id, uint32_t q) {
@@ -320,6 +332,7 @@ void World::complete(RankId id, uint32_t q) {
 
 void World::suspend(Rank& r) {
   fibers_->suspend(r.id);
+  current_ = r.id;  // the engine may have resumed several ranks in one pass
   if (stopping_) throw RankUnwind{};
 }
 
@@ -780,11 +793,10 @@ void World::error(const std::string& message) {
 void World::abort_ranks() {
   stopping_ = true;
   for (Rank& r : ranks_) {
-    if (fibers_->finished(r.id)) continue;
-    current_ = r.id;
-    fibers_->resume(r.id);
-    current_ = kNone;
+    if (!fibers_->finished(r.id)) fibers_->make_ready(r.id);
   }
+  fibers_->run_ready();
+  current_ = kNone;
 }
 
 std::string World::describe(const Rank& r) const {

@@ -153,7 +153,8 @@ class World : public net::MessageSink {
   };
 
   void dispatch(const simcore::Event& e);
-  void resume(RankId r);
+  void wake(Rank& r);
+  void resume_batch();
   void process_ops(RankId r);
   void schedule_ops(Rank& r);
   void suspend(Rank& r);  // fiber side: park until resumed; unwinds if the run is stopping
@@ -189,6 +190,8 @@ class World : public net::MessageSink {
   uint32_t free_transfer_ = kNone;
   std::unique_ptr<runtime::FiberRuntime> fibers_;
   uint32_t current_ = kNone;
+  std::vector<RankId> waking_, batch_;  // ranks to resume at the current instant, in wake order
+  bool resume_scheduled_ = false;
   bool stopping_ = false;
   std::optional<std::string> error_;
   std::exception_ptr foreign_exception_;

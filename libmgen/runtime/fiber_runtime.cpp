@@ -125,9 +125,13 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
 }
 
 void FiberRuntime::resume(size_t i) {
-  boost::fibers::context::active()->schedule(contexts_[i]);
-  boost::this_fiber::yield();
+  make_ready(i);
+  run_ready();
 }
+
+void FiberRuntime::make_ready(size_t i) { boost::fibers::context::active()->schedule(contexts_[i]); }
+
+void FiberRuntime::run_ready() { boost::this_fiber::yield(); }
 
 void FiberRuntime::suspend(size_t) {
   boost::fibers::context::active()->suspend();

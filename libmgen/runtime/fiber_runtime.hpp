@@ -69,6 +69,10 @@ class FiberRuntime {
   void spawn(const std::function<void(size_t)>& body);
   // From the engine (main context): runs fiber i until it suspends or finishes.
   void resume(size_t i);
+  // Batch form: mark fibers ready, then run them all (in the order marked); each hands over
+  // straight to the next, and the last one back to the engine.
+  void make_ready(size_t i);
+  void run_ready();
   // From fiber i: gives control back to the engine until resumed.
   void suspend(size_t i);
   bool finished(size_t i) const { return finished_[i]; }
