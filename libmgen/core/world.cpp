@@ -114,7 +114,8 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
       if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", i);
     }
   });
-  for (Rank& r : ranks_) wake(r);
+  for (Rank& r : ranks_)
+    wake(r);
   if (progress) {
     // Roughly once per million events; the callback decides whether to print.
     uint64_t countdown = 1 << 20;
@@ -203,7 +204,8 @@ void World::resume_batch() {
     // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
     // at the stack bottom is the only witness, so it is checked after every run of the fiber.
     if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
-      error_ = fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+      error_ =
+          fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
     }
     if (fibers_->finished(id)) {
       r.state = Rank::State::kFinished;
@@ -404,6 +406,7 @@ uint32_t World::post_get(Rank& r, RankId src, uint64_t bytes, int tag) {
 }
 
 void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
+  const Time entry = r.clock;
   bool done = true;
   for (uint32_t i = 0; i < n && done; ++i)
     done = reqs[i] == kNone || r.requests[reqs[i]].complete;
@@ -418,12 +421,23 @@ void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
     }
     r.block.kind = Block::kNone;
   }
+  // Receive processing: while the rank waits inside MPI it handles each message as it
+  // arrives (one at a time, recv_overhead each); messages that arrived before the wait are
+  // handled from its start. The wait ends when the last one is handled.
+  recv_done_.clear();
   for (uint32_t i = 0; i < n; ++i) {
-    if (reqs[i] != kNone && r.requests[reqs[i]].kind == ReqKind::kRecv) {
-      r.clock += mpi_.recv_overhead;
-      r.stats.overhead += mpi_.recv_overhead;
-    }
+    if (reqs[i] != kNone && r.requests[reqs[i]].kind == ReqKind::kRecv) recv_done_.push_back(r.requests[reqs[i]].done);
   }
+  if (recv_done_.empty()) return;
+  std::sort(recv_done_.begin(), recv_done_.end());
+  Time cpu = entry;
+  for (Time t : recv_done_)
+    cpu = simcore::max(cpu, t) + mpi_.recv_overhead;
+  const Time handling = mpi_.recv_overhead * static_cast<int64_t>(recv_done_.size());
+  // resume() counted the whole blocked time as waiting; part of it was spent handling messages.
+  r.stats.overhead += handling;
+  r.stats.wait += (cpu - simcore::max(r.clock, entry)) - handling;
+  r.clock = simcore::max(r.clock, cpu);
 }
 
 int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {

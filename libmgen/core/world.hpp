@@ -192,6 +192,7 @@ class World : public net::MessageSink {
   uint32_t current_ = kNone;
   std::vector<RankId> waking_, batch_;  // ranks to resume at the current instant, in wake order
   bool resume_scheduled_ = false;
+  std::vector<Time> recv_done_;  // wait_all's scratch
   bool stopping_ = false;
   std::optional<std::string> error_;
   std::exception_ptr foreign_exception_;

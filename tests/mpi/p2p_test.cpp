@@ -418,3 +418,24 @@ TEST_CASE("placement decides which ranks share a node", "[p2p][placement]") {
   CHECK_THROWS_WITH(mgen::mpi::run_job(test_machine(), job, [](int, char**) {}, {}),
                     Catch::Contains("rank 1 is mapped to node 64; the machine has nodes 0 to 63"));
 }
+
+TEST_CASE("a waiting rank handles each message as it arrives", "[p2p][timing]") {
+  // Regression: Waitall used to charge every receive's overhead after the last arrival. Rank 0
+  // posts 64 empty messages 100 ns apart (its send overhead); rank 1 handles each one (100 ns)
+  // as it lands, so it is done one overhead after the last arrival.
+  double done = 0;
+  const auto r = run(2, [&](int rank, int) {
+    MGEN_Request reqs[64];
+    for (int i = 0; i < 64; ++i) {
+      if (rank == 0) MGEN_Isend(nullptr, 0, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD, &reqs[i]);
+      if (rank == 1) MGEN_Irecv(nullptr, 0, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, &reqs[i]);
+    }
+    MGEN_Waitall(64, reqs, MGEN_STATUSES_IGNORE);
+    if (rank == 1) done = MGEN_Wtime();
+  });
+  REQUIRE(r.ok);
+  const int64_t last_arrival = 64 * kOverhead + network_ps(64);
+  CHECK(ps(done) == last_arrival + kOverhead);
+  CHECK(r.ranks[1].overhead_s == Approx(64 * 100e-9));
+  CHECK(r.ranks[1].wait_s + r.ranks[1].overhead_s == Approx(done));
+}
