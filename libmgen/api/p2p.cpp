@@ -42,6 +42,19 @@ void finish(Scope& s, uint32_t q, MGEN_Status* status) {
   s.rank().free_request_slot(q);
 }
 
+// Completes a whole array of (complete) requests: statuses, frees, handles set to null.
+void finish_all(Scope& s, const std::vector<uint32_t>& qs, MGEN_Request requests[], MGEN_Status statuses[]) {
+  for (size_t i = 0; i < qs.size(); ++i) {
+    MGEN_Status* st = statuses == MGEN_STATUSES_IGNORE ? MGEN_STATUS_IGNORE : &statuses[i];
+    if (qs[i] == kNone) {
+      api::set_status(st, Status{});
+      continue;
+    }
+    finish(s, qs[i], st);
+    requests[i] = MGEN_REQUEST_NULL;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -116,14 +129,7 @@ int MGEN_Waitall(int count, MGEN_Request requests[], MGEN_Status statuses[]) {
   for (int i = 0; i < count; ++i)
     qs[i] = s.request(requests[i]);
   s.world().wait_all(s.rank(), qs.data(), static_cast<uint32_t>(count));
-  for (int i = 0; i < count; ++i) {
-    if (qs[i] == kNone) {
-      if (statuses != MGEN_STATUSES_IGNORE) api::set_status(&statuses[i], Status{});
-      continue;
-    }
-    finish(s, qs[i], statuses == MGEN_STATUSES_IGNORE ? MGEN_STATUS_IGNORE : &statuses[i]);
-    requests[i] = MGEN_REQUEST_NULL;
-  }
+  finish_all(s, qs, requests, statuses);
   return MGEN_SUCCESS;
 }
 
@@ -175,15 +181,7 @@ int MGEN_Testall(int count, MGEN_Request requests[], int* flag, MGEN_Status stat
   for (int i = 0; i < count && *flag; ++i) {
     if (qs[i] != kNone && !s.world().test(s.rank(), qs[i])) *flag = 0;
   }
-  if (!*flag) return MGEN_SUCCESS;  // MPI: nothing is completed unless everything is
-  for (int i = 0; i < count; ++i) {
-    if (qs[i] == kNone) {
-      if (statuses != MGEN_STATUSES_IGNORE) api::set_status(&statuses[i], Status{});
-      continue;
-    }
-    finish(s, qs[i], statuses == MGEN_STATUSES_IGNORE ? MGEN_STATUS_IGNORE : &statuses[i]);
-    requests[i] = MGEN_REQUEST_NULL;
-  }
+  if (*flag) finish_all(s, qs, requests, statuses);  // MPI: nothing completes unless everything does
   return MGEN_SUCCESS;
 }
 

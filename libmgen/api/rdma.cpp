@@ -22,8 +22,8 @@ MGEN_acp_handle MGEN_rdma_put(int dest_rank, int data_size, int tag) {
   if (!s) return api::outside("MGEN_rdma_put"), 0;
   check_peer(s, dest_rank, "destination");
   if (data_size < 0) s.fail(MGEN_ERR_COUNT, fmt::format("negative data size {}", data_size));
-  const uint32_t q =
-      s.world().post_put(s.rank(), static_cast<RankId>(dest_rank), static_cast<uint64_t>(data_size), tag);
+  const uint32_t q = s.world().post_rdma(s.rank(), ReqKind::kPut, static_cast<RankId>(dest_rank),
+                                         static_cast<uint64_t>(data_size), tag);
   return static_cast<MGEN_acp_handle>(q + 1);
 }
 
@@ -32,7 +32,8 @@ MGEN_acp_handle MGEN_rdma_get(int src_rank, int data_size, int tag) {
   if (!s) return api::outside("MGEN_rdma_get"), 0;
   check_peer(s, src_rank, "source");
   if (data_size < 0) s.fail(MGEN_ERR_COUNT, fmt::format("negative data size {}", data_size));
-  const uint32_t q = s.world().post_get(s.rank(), static_cast<RankId>(src_rank), static_cast<uint64_t>(data_size), tag);
+  const uint32_t q = s.world().post_rdma(s.rank(), ReqKind::kGet, static_cast<RankId>(src_rank),
+                                         static_cast<uint64_t>(data_size), tag);
   return static_cast<MGEN_acp_handle>(q + 1);
 }
 

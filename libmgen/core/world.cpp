@@ -381,27 +381,15 @@ uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, 
   return q;
 }
 
-uint32_t World::post_put(Rank& r, RankId dst, uint64_t bytes, int tag) {
+uint32_t World::post_rdma(Rank& r, ReqKind kind, RankId peer, uint64_t bytes, int tag) {
   r.clock += mpi_.rdma_overhead;
   r.stats.overhead += mpi_.rdma_overhead;
-  const uint32_t q = r.alloc_request(ReqKind::kPut);
+  const uint32_t q = r.alloc_request(kind);
   Request& req = r.requests[q];
-  req.peer = dst;
+  req.peer = peer;
   req.rdma_tag = tag;
   req.env.bytes = bytes;
-  r.outbox.push_back(Op{r.clock, OpKind::kPut, q});
-  return q;
-}
-
-uint32_t World::post_get(Rank& r, RankId src, uint64_t bytes, int tag) {
-  r.clock += mpi_.rdma_overhead;
-  r.stats.overhead += mpi_.rdma_overhead;
-  const uint32_t q = r.alloc_request(ReqKind::kGet);
-  Request& req = r.requests[q];
-  req.peer = src;
-  req.rdma_tag = tag;
-  req.env.bytes = bytes;
-  r.outbox.push_back(Op{r.clock, OpKind::kGet, q});
+  r.outbox.push_back(Op{r.clock, kind == ReqKind::kPut ? OpKind::kPut : OpKind::kGet, q});
   return q;
 }
 

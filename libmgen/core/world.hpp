@@ -92,8 +92,8 @@ class World : public net::MessageSink {
   uint32_t post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm, uint64_t context,
                      bool collective);
   uint32_t post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context, bool collective);
-  uint32_t post_put(Rank& r, RankId dst, uint64_t bytes, int tag);
-  uint32_t post_get(Rank& r, RankId src, uint64_t bytes, int tag);
+  // An RDMA put (to `peer`) or get (from `peer`) of `bytes`.
+  uint32_t post_rdma(Rank& r, ReqKind kind, RankId peer, uint64_t bytes, int tag);
   // Blocks until every request in `reqs` (kNone entries skipped) is complete.
   void wait_all(Rank& r, const uint32_t* reqs, uint32_t n);
   // Blocks until one is complete; returns its position (-1 if all are kNone).
