@@ -29,7 +29,10 @@ struct ReduceArgs {
 };
 
 // Gather/scatter/allgather/alltoall in bytes. For the "v" forms counts and displacements are
-// per rank; the regular forms fill them with one block size.
+// per rank. The regular forms set `regular` and `block` instead and may leave the vectors
+// empty: every block is `block` bytes at `i * block`, every rank knows it (so tree algorithms
+// can size subtrees), and no rank holds an O(p) table (100K ranks stay affordable). Algorithms
+// read sizes through the accessors, which serve both forms.
 struct BlockArgs {
   const void* send = nullptr;
   void* recv = nullptr;
@@ -39,9 +42,17 @@ struct BlockArgs {
   uint64_t recv_bytes = 0;                         // scatter: this rank's block
   int root = 0;
   bool in_place = false;  // MGEN_IN_PLACE: this rank's block is already where it belongs
+  bool regular = false;   // every block is `block` bytes and every rank knows it
+  uint64_t block = 0;
+
+  uint64_t send_count(int i) const { return regular ? block : send_counts[i]; }
+  uint64_t send_displ(int i) const { return regular ? block * static_cast<uint64_t>(i) : send_displs[i]; }
+  uint64_t recv_count(int i) const { return regular ? block : recv_counts[i]; }
+  uint64_t recv_displ(int i) const { return regular ? block * static_cast<uint64_t>(i) : recv_displs[i]; }
 };
 
-// Reduce-scatter: `counts[i]` elements of the result go to rank i.
+// Reduce-scatter: `counts[i]` elements of the result go to rank i (or `block` elements each
+// when `regular`, with `counts` left empty: reduce_scatter_block).
 struct ReduceScatterArgs {
   const void* send = nullptr;
   void* recv = nullptr;
@@ -50,6 +61,10 @@ struct ReduceScatterArgs {
   uint32_t type_size = 0;
   int op = 0;
   bool in_place = false;  // the input is in `recv`, sized for the whole vector
+  bool regular = false;
+  uint64_t block = 0;
+
+  uint64_t count(int i) const { return regular ? block : counts[i]; }
 };
 
 using BarrierFn = void (*)(Channel&);
@@ -80,6 +95,10 @@ const std::vector<Algorithm<ReduceFn>>& exscan_algorithms();  // exclusive
 
 // Default selection: a pure function of communicator size and message bytes, or the
 // configured name when it is not "auto". Throws std::invalid_argument for an unknown name.
+// `bytes` must be the same at every rank: bcast, reduce, allreduce, scan: the message;
+// gather, scatter, alltoall: one block; allgather, reduce_scatter: the whole result. Where no
+// rank knows every size (gatherv, scatterv, alltoallv) the facade passes kVaried.
+constexpr uint64_t kVaried = ~uint64_t{0};
 const Algorithm<BarrierFn>& select_barrier(int size, const CollectiveConfig& c);
 const Algorithm<BcastFn>& select_bcast(int size, uint64_t bytes, const CollectiveConfig& c);
 const Algorithm<ReduceFn>& select_reduce(int size, uint64_t bytes, const CollectiveConfig& c);

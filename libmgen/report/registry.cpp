@@ -6,7 +6,8 @@ namespace mgen::mpi {
 std::vector<CollectiveAlgorithmInfo> collective_algorithms() {
   std::vector<CollectiveAlgorithmInfo> out;
   auto add = [&out](const char* collective, const auto& table) {
-    for (const auto& a : table) out.push_back({collective, a.name, a.description});
+    for (const auto& a : table)
+      out.push_back({collective, a.name, a.description});
   };
   add("barrier", colls::barrier_algorithms());
   add("bcast", colls::bcast_algorithms());

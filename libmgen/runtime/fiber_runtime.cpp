@@ -129,9 +129,13 @@ void FiberRuntime::resume(size_t i) {
   run_ready();
 }
 
-void FiberRuntime::make_ready(size_t i) { boost::fibers::context::active()->schedule(contexts_[i]); }
+void FiberRuntime::make_ready(size_t i) {
+  boost::fibers::context::active()->schedule(contexts_[i]);
+}
 
-void FiberRuntime::run_ready() { boost::this_fiber::yield(); }
+void FiberRuntime::run_ready() {
+  boost::this_fiber::yield();
+}
 
 void FiberRuntime::suspend(size_t) {
   boost::fibers::context::active()->suspend();

@@ -46,23 +46,26 @@ inline mpi::MachineSetup test_machine() {
 inline mpi::MachineSetup machine_for(uint32_t ranks) {
   mpi::MachineSetup m = test_machine();
   uint32_t k = 4;
-  while (k * k * k < ranks) ++k;
+  while (k * k * k < ranks)
+    ++k;
   m.network.topology.dims = {k, k, k};
   return m;
 }
 
-inline mpi::RunReport run(uint32_t ranks, const std::function<void(int, int)>& body,
-                          const mpi::MachineSetup& machine, uint32_t ppn = 1) {
+inline mpi::RunReport run(uint32_t ranks, const std::function<void(int, int)>& body, const mpi::MachineSetup& machine,
+                          uint32_t ppn = 1) {
   mpi::JobConfig job;
   job.ranks = ranks;
   job.procs_per_node = ppn;
   job.stack_bytes = 128 * 1024;
-  return mpi::run_job(machine, job, [&body](int, char**) {
-    int rank = 0, size = 0;
-    MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
-    MGEN_Comm_size(MGEN_COMM_WORLD, &size);
-    body(rank, size);
-  }, {"test"});
+  return mpi::run_job(machine, job,
+                      [&body](int, char**) {
+                        int rank = 0, size = 0;
+                        MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
+                        MGEN_Comm_size(MGEN_COMM_WORLD, &size);
+                        body(rank, size);
+                      },
+                      {"test"});
 }
 
 // `body(rank, size)` on `ranks` ranks, one per node, enough nodes.

@@ -12,7 +12,9 @@ using mgen::simcore::transfer_time;
 
 namespace {
 
-int64_t ps(double seconds) { return std::llround(seconds * 1e12); }
+int64_t ps(double seconds) {
+  return std::llround(seconds * 1e12);
+}
 
 // Zero-load time of one message on test_machine() between neighbouring routers (1 hop, two
 // routers): the closed form of docs/network-model.md with 4 GB/s everywhere.
@@ -59,7 +61,8 @@ TEST_CASE("messages from one sender match in the order they were sent", "[p2p][o
       MGEN_Request reqs[4];
       MGEN_Isend(big.data(), 20000, MGEN_INT, 1, 5, MGEN_COMM_WORLD, &reqs[0]);
       int small[3] = {100, 200, 300};
-      for (int i = 0; i < 3; ++i) MGEN_Isend(&small[i], 1, MGEN_INT, 1, 5, MGEN_COMM_WORLD, &reqs[i + 1]);
+      for (int i = 0; i < 3; ++i)
+        MGEN_Isend(&small[i], 1, MGEN_INT, 1, 5, MGEN_COMM_WORLD, &reqs[i + 1]);
       MGEN_Waitall(4, reqs, MGEN_STATUSES_IGNORE);
     } else {
       MGEN_Comp(5e-6);  // let everything arrive first: all of it sits in the unexpected queue
@@ -306,14 +309,17 @@ TEST_CASE("above the eager threshold a message pays the rendezvous round trip", 
 
 TEST_CASE("ranks of one node exchange through memory, not the network", "[p2p][timing]") {
   double one_way = 0;
-  const auto r = run(2, [&](int rank, int) {
-    if (rank == 0) {
-      MGEN_Send(nullptr, 10000, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
-    } else {
-      MGEN_Recv(nullptr, 10000, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
-      one_way = MGEN_Wtime();
-    }
-  }, test_machine(), 2);
+  const auto r = run(
+      2,
+      [&](int rank, int) {
+        if (rank == 0) {
+          MGEN_Send(nullptr, 10000, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
+        } else {
+          MGEN_Recv(nullptr, 10000, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+          one_way = MGEN_Wtime();
+        }
+      },
+      test_machine(), 2);
   REQUIRE(r.ok);
   // 10064 bytes at 10 GB/s = 1006.4 ns, plus 300 ns memory latency.
   CHECK(ps(one_way) == kOverhead + 1006400 + 300000 + kOverhead);
@@ -372,7 +378,8 @@ TEST_CASE("the same job twice gives the same prediction to the picosecond", "[p2
   REQUIRE(a.ok);
   CHECK(a.predicted_s == b.predicted_s);
   CHECK(a.events == b.events);
-  for (size_t i = 0; i < a.ranks.size(); ++i) CHECK(a.ranks[i].finish_s == b.ranks[i].finish_s);
+  for (size_t i = 0; i < a.ranks.size(); ++i)
+    CHECK(a.ranks[i].finish_s == b.ranks[i].finish_s);
 }
 
 TEST_CASE("a rendezvous send buffer may be reused as soon as the send returns", "[p2p][rendezvous]") {
@@ -398,12 +405,15 @@ TEST_CASE("placement decides which ranks share a node", "[p2p][placement]") {
     job.procs_per_node = 2;
     job.placement = placement;
     job.node_of_rank = std::move(map);
-    const auto r = mgen::mpi::run_job(test_machine(), job, [](int, char**) {
-      int rank;
-      MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
-      if (rank == 0) MGEN_Send(nullptr, 0, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
-      if (rank == 1) MGEN_Recv(nullptr, 0, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
-    }, {"t"});
+    const auto r = mgen::mpi::run_job(test_machine(), job,
+                                      [](int, char**) {
+                                        int rank;
+                                        MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
+                                        if (rank == 0) MGEN_Send(nullptr, 0, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
+                                        if (rank == 1)
+                                          MGEN_Recv(nullptr, 0, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+                                      },
+                                      {"t"});
     REQUIRE(r.ok);
     CHECK(r.ranks[3].node == (placement == mgen::mpi::Placement::kMap ? 5u : 1u));
     return r.intra_node_messages;

@@ -1,0 +1,150 @@
+// The "v" collectives: per-rank counts and displacements, in elements of the datatype,
+// converted to bytes for the algorithms. Only the ranks that MPI says hold the arrays read
+// them (the root for gatherv and scatterv), so no algorithm may need the sizes elsewhere:
+// the selection gets colls::kVaried where the sizes differ between ranks.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "api/facade.hpp"
+#include "colls/colls.hpp"
+
+using namespace mgen::mpi;
+using mgen::mpi::api::Scope;
+
+namespace {
+
+// Counts and displacements of the p ranks in bytes; negative values are errors.
+void layout(Scope& s, int p, const int counts[], const int displs[], uint32_t type_size, const char* what,
+            std::vector<uint64_t>& byte_counts, std::vector<uint64_t>& byte_displs) {
+  if (counts == nullptr || displs == nullptr) {
+    s.fail(MGEN_ERR_ARG, fmt::format("the {} counts or displacements are null", what));
+  }
+  byte_counts.resize(static_cast<size_t>(p));
+  byte_displs.resize(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    if (counts[i] < 0) s.fail(MGEN_ERR_COUNT, fmt::format("negative {} count {} for rank {}", what, counts[i], i));
+    if (displs[i] < 0) {
+      s.fail(MGEN_ERR_ARG, fmt::format("negative {} displacement {} for rank {}", what, displs[i], i));
+    }
+    byte_counts[i] = static_cast<uint64_t>(counts[i]) * type_size;
+    byte_displs[i] = static_cast<uint64_t>(displs[i]) * type_size;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MGEN_Gatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  Scope s("MGEN_Gatherv", root, kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Gatherv");
+  Comm& c = s.comm(comm);
+  s.check_root(c, root);
+  const bool at_root = c.rank == root;
+  colls::BlockArgs a;
+  a.root = root;
+  a.in_place = sendbuf == MGEN_IN_PLACE;
+  if (a.in_place && !at_root) s.fail(MGEN_ERR_BUFFER, "MGEN_IN_PLACE is only valid at the root");
+  a.send_bytes = a.in_place ? 0 : s.bytes(sendcount, sendtype);
+  if (at_root) {
+    layout(s, c.size(), recvcounts, displs, s.type_size(recvtype), "receive", a.recv_counts, a.recv_displs);
+    if (!a.in_place && a.send_bytes != a.recv_counts[root]) {
+      s.fail(MGEN_ERR_TRUNCATE,
+             fmt::format("the root sends {} bytes but receives {} from itself", a.send_bytes, a.recv_counts[root]));
+    }
+    a.send_bytes = a.recv_counts[root];
+  }
+  a.send = a.in_place ? nullptr : sendbuf;
+  a.recv = at_root ? recvbuf : nullptr;
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_gather(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MGEN_Datatype sendtype,
+                  void* recvbuf, int recvcount, MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  Scope s("MGEN_Scatterv", root, kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Scatterv");
+  Comm& c = s.comm(comm);
+  s.check_root(c, root);
+  const bool at_root = c.rank == root;
+  colls::BlockArgs a;
+  a.root = root;
+  a.in_place = recvbuf == MGEN_IN_PLACE;
+  if (a.in_place && !at_root) s.fail(MGEN_ERR_BUFFER, "MGEN_IN_PLACE is only valid at the root");
+  a.recv_bytes = a.in_place ? 0 : s.bytes(recvcount, recvtype);
+  if (at_root) {
+    layout(s, c.size(), sendcounts, displs, s.type_size(sendtype), "send", a.send_counts, a.send_displs);
+    if (!a.in_place && a.send_counts[root] != a.recv_bytes) {
+      s.fail(MGEN_ERR_TRUNCATE,
+             fmt::format("the root sends {} bytes to itself but receives {}", a.send_counts[root], a.recv_bytes));
+    }
+  }
+  a.send = at_root ? sendbuf : nullptr;
+  a.recv = a.in_place ? nullptr : recvbuf;
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_scatter(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MGEN_Datatype recvtype, MGEN_Comm comm) {
+  Scope s("MGEN_Allgatherv", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Allgatherv");
+  Comm& c = s.comm(comm);
+  colls::BlockArgs a;
+  layout(s, c.size(), recvcounts, displs, s.type_size(recvtype), "receive", a.recv_counts, a.recv_displs);
+  a.in_place = sendbuf == MGEN_IN_PLACE;
+  if (!a.in_place && s.bytes(sendcount, sendtype) != a.recv_counts[c.rank]) {
+    s.fail(MGEN_ERR_TRUNCATE, fmt::format("sends {} bytes but receives {} from itself", s.bytes(sendcount, sendtype),
+                                          a.recv_counts[c.rank]));
+  }
+  a.send = a.in_place ? nullptr : sendbuf;
+  a.recv = recvbuf;
+  a.send_bytes = a.recv_counts[c.rank];
+  uint64_t total = 0;
+  for (uint64_t n : a.recv_counts)
+    total += n;
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_allgather(c.size(), total, s.world().collectives()).fn(ch, a);
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MGEN_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MGEN_Datatype recvtype, MGEN_Comm comm) {
+  Scope s("MGEN_Alltoallv", static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside("MGEN_Alltoallv");
+  Comm& c = s.comm(comm);
+  colls::BlockArgs a;
+  layout(s, c.size(), recvcounts, rdispls, s.type_size(recvtype), "receive", a.recv_counts, a.recv_displs);
+  const bool in_place = sendbuf == MGEN_IN_PLACE;
+  // In place, the send layout is the receive layout and what goes out is the receive buffer's
+  // old content: keep a copy (as MPICH does) and run the ordinary algorithm from it.
+  std::vector<char> snapshot;
+  if (in_place) {
+    a.send_counts = a.recv_counts;
+    a.send_displs = a.recv_displs;
+    uint64_t extent = 0;
+    for (int i = 0; i < c.size(); ++i)
+      extent = std::max(extent, a.recv_displs[i] + a.recv_counts[i]);
+    if (recvbuf != nullptr && extent > 0) {
+      snapshot.resize(extent);
+      std::memcpy(snapshot.data(), recvbuf, extent);
+    }
+  } else {
+    layout(s, c.size(), sendcounts, sdispls, s.type_size(sendtype), "send", a.send_counts, a.send_displs);
+  }
+  if (a.send_counts[c.rank] != a.recv_counts[c.rank]) {
+    s.fail(MGEN_ERR_TRUNCATE,
+           fmt::format("sends {} bytes to itself but receives {}", a.send_counts[c.rank], a.recv_counts[c.rank]));
+  }
+  a.send = in_place ? (snapshot.empty() ? nullptr : snapshot.data()) : sendbuf;
+  a.recv = recvbuf;
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_alltoall(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
+  return MGEN_SUCCESS;
+}
+
+}  // extern "C"

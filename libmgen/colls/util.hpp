@@ -1,0 +1,155 @@
+// Pieces the collective algorithms share: power-of-two arithmetic, Rabenseifner's fold of a
+// non-power-of-two communicator, block layouts, scratch buffers that exist only when data is
+// real, and exchanges that leave out empty messages.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "colls/colls.hpp"
+
+namespace mgen::mpi::colls {
+
+inline bool is_pof2(int p) {
+  return p > 0 && (p & (p - 1)) == 0;
+}
+// Largest power of two <= p (p >= 1).
+inline int pof2_floor(int p) {
+  int k = 1;
+  while (k * 2 <= p)
+    k *= 2;
+  return k;
+}
+// Lowest set bit of v > 0.
+inline int lowbit(int v) {
+  return v & -v;
+}
+
+// Rabenseifner's fold (Thakur, Rabenseifner & Gropp 2005, §4): p = 2^n + extra ranks become
+// 2^n. Among the first 2 * extra ranks every even rank hands its vector to the odd rank above
+// it and sits out the power-of-two phase; the odd rank stands for both. Ranks keep their
+// order, so combining in new-rank order is combining in rank order.
+struct Fold {
+  int pof2, extra;
+  explicit Fold(int p) : pof2(pof2_floor(p)), extra(p - pof2_floor(p)) {}
+  // Rank in the power-of-two phase, or -1 for a rank that sits out.
+  int newrank(int rank) const {
+    if (rank < 2 * extra) return rank % 2 ? rank / 2 : -1;
+    return rank - extra;
+  }
+  int real(int newrank) const { return newrank < extra ? 2 * newrank + 1 : newrank + extra; }
+  // The first real rank whose data new rank `n` carries (n in [0, pof2]; pof2 gives p).
+  int first(int n) const { return n < extra ? 2 * n : n + extra; }
+};
+
+// `count` elements cut into `parts` contiguous blocks, the first count % parts of them one
+// element longer (so any count works, including count < parts: then some blocks are empty).
+struct EvenSplit {
+  uint64_t count;
+  int parts;
+  uint64_t begin(int i) const {
+    const uint64_t q = count / static_cast<uint64_t>(parts), r = count % static_cast<uint64_t>(parts);
+    const uint64_t u = static_cast<uint64_t>(i);
+    return u * q + std::min(u, r);
+  }
+  uint64_t size(int lo, int hi) const { return begin(hi) - begin(lo); }
+};
+
+// Where block i starts when p blocks lie end to end: i * block for regular collectives (no
+// O(p) table), prefix sums of the counts otherwise.
+class Packed {
+ public:
+  Packed(int p, bool regular, uint64_t block, const std::vector<uint64_t>& counts)
+      : p_(p), regular_(regular), block_(block) {
+    if (regular_) return;
+    prefix_.resize(static_cast<size_t>(p) + 1, 0);
+    for (int i = 0; i < p; ++i)
+      prefix_[i + 1] = prefix_[i] + counts[i];
+  }
+  uint64_t begin(int i) const { return regular_ ? block_ * static_cast<uint64_t>(i) : prefix_[i]; }
+  uint64_t size(int lo, int hi) const { return begin(hi) - begin(lo); }
+  uint64_t total() const { return begin(p_); }
+
+ private:
+  int p_;
+  bool regular_;
+  uint64_t block_;
+  std::vector<uint64_t> prefix_;
+};
+
+// A temporary buffer that exists only when the call moves real data: in size-only mode get()
+// is null, and every Channel call, copy and reduction then skips the bytes.
+class Scratch {
+ public:
+  Scratch(bool real, uint64_t bytes)
+      : buf_(real && bytes > 0 ? std::make_unique_for_overwrite<char[]>(bytes) : nullptr) {}
+  char* get() const { return buf_.get(); }
+
+ private:
+  std::unique_ptr<char[]> buf_;
+};
+
+// Whether a buffer can take part: it has an address or nothing to hold. MPI allows NULL for
+// empty buffers (a rank's zero-length block), so only NULL with a size means size-only.
+inline bool present(const void* buf, uint64_t bytes) {
+  return buf != nullptr || bytes == 0;
+}
+
+// `base + offset`, or null in size-only mode.
+inline char* at(void* base, uint64_t offset) {
+  return base ? static_cast<char*>(base) + offset : nullptr;
+}
+inline const char* at(const void* base, uint64_t offset) {
+  return base ? static_cast<const char*>(base) + offset : nullptr;
+}
+
+// sendrecv that leaves out an empty side. Both partners compute the same sizes, so an empty
+// message is left out on both ends: uneven splits (count < p) cost no zero-byte messages.
+inline void exchange(Channel& ch, const void* sbuf, uint64_t sbytes, int dst, void* rbuf, uint64_t rbytes, int src,
+                     int tag) {
+  std::vector<uint32_t> qs;
+  if (rbytes > 0) qs.push_back(ch.irecv(rbuf, rbytes, src, tag));
+  if (sbytes > 0) qs.push_back(ch.isend(sbuf, sbytes, dst, tag));
+  ch.waitall(qs);
+}
+
+// acc = (lower op higher) over `count` elements, where `tmp` holds the other operand and may
+// be overwritten: MPI's canonical rank order at the price of one local copy when the
+// received operand is the higher one.
+inline void combine(Channel& ch, char* tmp, char* acc, bool tmp_is_lower, uint64_t count, int type, uint32_t type_size,
+                    int op) {
+  if (tmp_is_lower) {
+    ch.reduce(tmp, acc, count, type, op);
+  } else {
+    ch.reduce(acc, tmp, count, type, op);
+    copy_block(acc, tmp, count * type_size);
+  }
+}
+
+// The reduce-scatter half of Rabenseifner's algorithm, by recursive halving (Thakur,
+// Rabenseifner & Gropp 2005, §4.4): the pof2 participants of `fold` exchange half of their
+// current range with the partner pof2/2 away, keep the other half and reduce into it, then
+// halve again at distance pof2/4, ..., 1. Afterwards `acc` holds at new block `newrank` the
+// reduction over every rank, combined in rank order. New block i spans elements
+// [begin(i), begin(i + 1)) of the vector; `tmp` is as large as the vector.
+template <class Begin>
+void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* acc, char* tmp, const Begin& begin,
+                            int type, uint32_t type_size, int op, int tag) {
+  int lo = 0, hi = fold.pof2;
+  for (int dist = fold.pof2 / 2; dist >= 1; dist /= 2) {
+    const int partner = fold.real(newrank ^ dist), mid = lo + dist;
+    const bool lower = (newrank & dist) == 0;
+    const int keep_lo = lower ? lo : mid, keep_hi = lower ? mid : hi;
+    const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
+    const uint64_t keep = begin(keep_lo) * type_size, keep_n = begin(keep_hi) - begin(keep_lo);
+    const uint64_t give = begin(give_lo) * type_size, give_n = begin(give_hi) - begin(give_lo);
+    exchange(ch, at(acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
+    combine(ch, at(tmp, keep), at(acc, keep), !lower, keep_n, type, type_size, op);
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+}
+
+}  // namespace mgen::mpi::colls
