@@ -31,11 +31,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "-n") ranks = static_cast<uint32_t>(std::stoul(argv[i + 1]));
-    else if (a == "--iterations") iterations = static_cast<uint32_t>(std::stoul(argv[i + 1]));
-    else if (a == "--ppn") ppn = static_cast<uint32_t>(std::stoul(argv[i + 1]));
-    else if (a == "--stack") stack = argv[i + 1];
-    else if (a == "--set") overrides.emplace_back(argv[i + 1]);
+    if (a == "-n")
+      ranks = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    else if (a == "--iterations")
+      iterations = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    else if (a == "--ppn")
+      ppn = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    else if (a == "--stack")
+      stack = argv[i + 1];
+    else if (a == "--set")
+      overrides.emplace_back(argv[i + 1]);
     else {
       fmt::print(stderr, "usage: bench_ranks [-n N] [--iterations K] [--ppn P] [--stack SIZE] [--set KEY=VALUE]...\n");
       return 2;
@@ -50,19 +55,19 @@ int main(int argc, char** argv) {
     if (stack == "128KiB") job.stack_bytes = 131072;
     const long before = rss_kib("VmRSS:");
     const auto start = std::chrono::steady_clock::now();
-    const mgen::mpi::RunReport r = mgen::mpi::run_job(
-        {m.network, m.mpi, m.node, m.collectives}, job,
-        [iterations](int, char**) {
-          int rank, size;
-          MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
-          MGEN_Comm_size(MGEN_COMM_WORLD, &size);
-          long out = rank, in = 0;
-          for (uint32_t i = 0; i < iterations; ++i) {
-            MGEN_Sendrecv(&out, 1, MGEN_LONG, (rank + 1) % size, 0, &in, 1, MGEN_LONG, (rank + size - 1) % size, 0,
-                          MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
-          }
-        },
-        {"bench"});
+    const mgen::mpi::RunReport r =
+        mgen::mpi::run_job({m.network, m.mpi, m.node, m.collectives}, job,
+                           [iterations](int, char**) {
+                             int rank, size;
+                             MGEN_Comm_rank(MGEN_COMM_WORLD, &rank);
+                             MGEN_Comm_size(MGEN_COMM_WORLD, &size);
+                             long out = rank, in = 0;
+                             for (uint32_t i = 0; i < iterations; ++i) {
+                               MGEN_Sendrecv(&out, 1, MGEN_LONG, (rank + 1) % size, 0, &in, 1, MGEN_LONG,
+                                             (rank + size - 1) % size, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+                             }
+                           },
+                           {"bench"});
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const long peak = rss_kib("VmHWM:");
     if (!r.ok) {
@@ -70,10 +75,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     const double calls = static_cast<double>(ranks) * iterations;
-    fmt::print("ranks {:>7}  ppn {:>2}  calls {:>9.0f}  wall {:7.2f} s  {:6.2f} us/call  {:5.2f} M events/s  "
-               "peak {:6.0f} MiB  {:5.1f} KiB/rank  predicted {:.3f} us\n",
-               ranks, ppn, calls, wall, wall / calls * 1e6, static_cast<double>(r.events) / wall * 1e-6,
-               static_cast<double>(peak) / 1024, static_cast<double>(peak - before) / ranks, r.predicted_s * 1e6);
+    fmt::print(
+        "ranks {:>7}  ppn {:>2}  calls {:>9.0f}  wall {:7.2f} s  {:6.2f} us/call  {:5.2f} M events/s  "
+        "peak {:6.0f} MiB  {:5.1f} KiB/rank  predicted {:.3f} us\n",
+        ranks, ppn, calls, wall, wall / calls * 1e6, static_cast<double>(r.events) / wall * 1e-6,
+        static_cast<double>(peak) / 1024, static_cast<double>(peak - before) / ranks, r.predicted_s * 1e6);
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_ranks: {}\n", e.what());
     return 1;

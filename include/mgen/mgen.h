@@ -138,7 +138,7 @@ int MGEN_Init(int* argc, char*** argv);
 int MGEN_Finalize(void);
 int MGEN_Initialized(int* flag);
 int MGEN_Abort(MGEN_Comm comm, int errorcode);
-double MGEN_Wtime(void);  /* simulated seconds */
+double MGEN_Wtime(void); /* simulated seconds */
 double MGEN_Wtick(void);
 /* Computation that takes `seconds` of simulated time on this rank. */
 int MGEN_Comp(double seconds);
@@ -148,11 +148,9 @@ int MGEN_Send(const void* buf, int count, MGEN_Datatype type, int dest, int tag,
 int MGEN_Recv(void* buf, int count, MGEN_Datatype type, int source, int tag, MGEN_Comm comm, MGEN_Status* status);
 int MGEN_Isend(const void* buf, int count, MGEN_Datatype type, int dest, int tag, MGEN_Comm comm,
                MGEN_Request* request);
-int MGEN_Irecv(void* buf, int count, MGEN_Datatype type, int source, int tag, MGEN_Comm comm,
-               MGEN_Request* request);
+int MGEN_Irecv(void* buf, int count, MGEN_Datatype type, int source, int tag, MGEN_Comm comm, MGEN_Request* request);
 int MGEN_Sendrecv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MGEN_Datatype recvtype, int source, int recvtag, MGEN_Comm comm,
-                  MGEN_Status* status);
+                  int recvcount, MGEN_Datatype recvtype, int source, int recvtag, MGEN_Comm comm, MGEN_Status* status);
 int MGEN_Wait(MGEN_Request* request, MGEN_Status* status);
 int MGEN_Waitall(int count, MGEN_Request requests[], MGEN_Status statuses[]);
 int MGEN_Waitany(int count, MGEN_Request requests[], int* index, MGEN_Status* status);
@@ -179,13 +177,12 @@ int MGEN_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
                   void* recvbuf, int recvcount, MGEN_Datatype recvtype, int root, MGEN_Comm comm);
 int MGEN_Allgather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
                    MGEN_Datatype recvtype, MGEN_Comm comm);
-int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MGEN_Datatype recvtype, MGEN_Comm comm);
+int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MGEN_Datatype recvtype, MGEN_Comm comm);
 int MGEN_Alltoall(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
                   MGEN_Datatype recvtype, MGEN_Comm comm);
 int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MGEN_Datatype sendtype,
-                   void* recvbuf, const int recvcounts[], const int rdispls[], MGEN_Datatype recvtype,
-                   MGEN_Comm comm);
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MGEN_Datatype recvtype, MGEN_Comm comm);
 int MGEN_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MGEN_Datatype type, MGEN_Op op,
                         MGEN_Comm comm);
 int MGEN_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MGEN_Datatype type, MGEN_Op op,
@@ -207,8 +204,7 @@ int MGEN_Group_incl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newg
 int MGEN_Group_excl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newgroup);
 int MGEN_Group_translate_ranks(MGEN_Group group1, int n, const int ranks1[], MGEN_Group group2, int ranks2[]);
 int MGEN_Group_free(MGEN_Group* group);
-int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
-                     MGEN_Comm* newcomm);
+int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MGEN_Comm* newcomm);
 int MGEN_Cart_coords(MGEN_Comm comm, int rank, int maxdims, int coords[]);
 int MGEN_Cart_rank(MGEN_Comm comm, const int coords[], int* rank);
 int MGEN_Cart_shift(MGEN_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
