@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds mgen and runs the main job on the built-in default machine: the machine summary and
-# a uniform-traffic load sweep up to saturation. Extra arguments go to `mgen traffic`.
+# Builds mgen and runs the main job on the built-in default machine: the machine summary, the
+# HPCC random-ring benchmark as an MGEN program on 64 ranks, and a uniform-traffic load sweep
+# up to saturation. Extra arguments go to `mgen traffic`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
 build_dir=${MGEN_BUILD_DIR:-build}
 "$build_dir/mgen" info
+echo
+"$build_dir/mgen" run -n 64 "$build_dir/examples/random_ring"
 echo
 "$build_dir/mgen" traffic uniform --sweep 0.1:1.0:0.1 "$@"

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/facade.hpp"
+#include "colls/algorithms.hpp"
 #include "colls/colls.hpp"
 
 using namespace mgen::mpi;
@@ -81,35 +82,18 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
   // Every member derives the same exchange key (same parent, same count of derivations).
   const uint64_t exchange = c.derive_context(0x5311);
   World& w = s.world();
-  w.exchange_put(exchange, c.size(), c.rank, (int64_t{color} << 32) | static_cast<uint32_t>(key));
-  // The (color, key) exchange costs what an allgather of 8 bytes per rank costs.
+  w.split_put(exchange, c.size(), c.rank, color == MGEN_UNDEFINED ? -1 : color, key);
+  // The (color, key) exchange costs what an allgather of 8 bytes per rank costs, by Bruck's
+  // algorithm (log2 p rounds; what a scalable MPI uses for such small data).
   colls::Channel ch(w, s.rank(), c);
   colls::BlockArgs a;
   a.send_bytes = 8;
-  a.recv_counts.assign(static_cast<size_t>(c.size()), 8);
-  a.recv_displs.resize(a.recv_counts.size());
-  for (size_t i = 0; i < a.recv_displs.size(); ++i)
-    a.recv_displs[i] = 8 * i;
-  colls::select_allgather(c.size(), 8, w.collectives()).fn(ch, a);
-  const std::vector<int64_t>& all = w.exchange_get(exchange);
+  a.regular = true;  // no per-rank tables: O(p) per rank would be O(p^2) in all
+  a.block = 8;
+  colls::allgather_bruck(ch, a);
   const uint64_t context = c.derive_context(static_cast<uint64_t>(color) + 1);
-  if (color == MGEN_UNDEFINED) {
-    w.exchange_done(exchange);
-    *newcomm = MGEN_COMM_NULL;
-    return MGEN_SUCCESS;
-  }
-  // MPI orders the new ranks by key, ties by rank in the old communicator.
-  std::vector<std::pair<int, int>> members;  // (key, old rank)
-  for (int i = 0; i < c.size(); ++i) {
-    if (static_cast<int>(all[i] >> 32) == color) members.emplace_back(static_cast<int32_t>(all[i] & 0xffffffff), i);
-  }
-  w.exchange_done(exchange);
-  std::sort(members.begin(), members.end());
-  std::vector<RankId> world_ranks;
-  world_ranks.reserve(members.size());
-  for (const auto& m : members)
-    world_ranks.push_back(c.world(m.second));
-  *newcomm = add_comm(s.rank(), make_comm(s, context, w.intern_group(std::move(world_ranks))));
+  std::shared_ptr<const Group> g = w.split_group(exchange, c, color == MGEN_UNDEFINED ? -1 : color);
+  *newcomm = g ? add_comm(s.rank(), make_comm(s, context, std::move(g))) : MGEN_COMM_NULL;
   return MGEN_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
 
 namespace mgen::mpi {
 namespace {
@@ -487,22 +488,37 @@ std::shared_ptr<const Group> World::intern_group(std::vector<RankId> members) {
   return g;
 }
 
-void World::exchange_put(uint64_t key, int members, int index, int64_t value) {
-  Exchange& x = exchanges_[key];
-  if (x.values.empty()) {
-    x.values.assign(static_cast<size_t>(members), 0);
+void World::split_put(uint64_t id, int members, int index, int color, int key) {
+  Split& x = splits_[id];
+  if (x.color_key.empty()) {
+    x.color_key.assign(static_cast<size_t>(members), {-1, 0});
     x.remaining = members;
   }
-  x.values[static_cast<size_t>(index)] = value;
+  x.color_key[static_cast<size_t>(index)] = {color, key};
 }
 
-const std::vector<int64_t>& World::exchange_get(uint64_t key) {
-  return exchanges_.at(key).values;
-}
-
-void World::exchange_done(uint64_t key) {
-  auto it = exchanges_.find(key);
-  if (it != exchanges_.end() && --it->second.remaining == 0) exchanges_.erase(it);
+std::shared_ptr<const Group> World::split_group(uint64_t id, const Comm& parent, int color) {
+  Split& x = splits_.at(id);
+  if (x.groups.empty() && !x.color_key.empty()) {
+    // MPI orders each new communicator by key, ties by rank in the old one.
+    std::vector<std::tuple<int, int, int>> order;  // (color, key, old rank)
+    for (size_t i = 0; i < x.color_key.size(); ++i) {
+      if (x.color_key[i].first >= 0)
+        order.emplace_back(x.color_key[i].first, x.color_key[i].second, static_cast<int>(i));
+    }
+    std::sort(order.begin(), order.end());
+    for (size_t i = 0; i < order.size();) {
+      const int c = std::get<0>(order[i]);
+      std::vector<RankId> members;
+      for (; i < order.size() && std::get<0>(order[i]) == c; ++i)
+        members.push_back(parent.world(std::get<2>(order[i])));
+      x.groups[c] = intern_group(std::move(members));
+    }
+    std::vector<std::pair<int, int>>().swap(x.color_key);
+  }
+  std::shared_ptr<const Group> g = color < 0 ? nullptr : x.groups.at(color);
+  if (--x.remaining == 0) splits_.erase(id);
+  return g;
 }
 
 Status World::probe(Rank& r, uint64_t context, int src_world, int tag) {

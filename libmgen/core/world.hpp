@@ -107,12 +107,12 @@ class World : public net::MessageSink {
   void compute(Rank& r, Time t);
   // Groups are immutable and interned: every member of a communicator shares one.
   std::shared_ptr<const Group> intern_group(std::vector<RankId> members);
-  // Communicator creation without O(p^2) memory: each member deposits a value under `key`;
-  // after a synchronising collective (which models the exchange's time), every member reads
-  // all values; the last member to call exchange_done frees them.
-  void exchange_put(uint64_t key, int members, int index, int64_t value);
-  const std::vector<int64_t>& exchange_get(uint64_t key);
-  void exchange_done(uint64_t key);
+  // Comm_split without O(p^2) time or memory: each member of `parent` deposits its (color,
+  // key) under `id`; after a synchronising collective (which models the exchange's time) each
+  // asks for its new group. The first to ask builds every color's group at once; the last
+  // frees the entry. A negative color (MPI_UNDEFINED) gets null.
+  void split_put(uint64_t id, int members, int index, int color, int key);
+  std::shared_ptr<const Group> split_group(uint64_t id, const Comm& parent, int color);
   // Stops the whole run: records the error, unwinds the calling rank (throws RankUnwind).
   [[noreturn]] void fail(const std::string& message);
 
@@ -197,11 +197,12 @@ class World : public net::MessageSink {
   std::optional<std::string> error_;
   std::exception_ptr foreign_exception_;
   uint64_t messages_ = 0, intra_messages_ = 0;
-  struct Exchange {
-    std::vector<int64_t> values;
+  struct Split {
+    std::vector<std::pair<int, int>> color_key;  // per parent rank
+    std::map<int, std::shared_ptr<const Group>> groups;
     int remaining = 0;
   };
-  std::map<uint64_t, Exchange> exchanges_;
+  std::map<uint64_t, Split> splits_;
   std::map<std::vector<RankId>, std::weak_ptr<const Group>> groups_;
 };
 
