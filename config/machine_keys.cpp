@@ -100,6 +100,8 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.mpi.recv_overhead = f.time(); }},
       {"mpi.rdma_overhead", "host software time per RDMA put or get (NSIM-ACE's library overhead) (time)",
        [](const Field& f, Loaded& m) { m.machine.mpi.rdma_overhead = f.time(); }},
+      {"mpi.poll_overhead", "host software time of an unsuccessful test or probe (time)",
+       [](const Field& f, Loaded& m) { m.machine.mpi.poll_overhead = f.time(); }},
 
       {"node.procs_per_node", "MPI processes per node unless `mgen run --ppn` says otherwise (integer)",
        [](const Field& f, Loaded& m) { m.machine.node.procs_per_node = f.count(); }},
@@ -107,6 +109,8 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.node.memory_bandwidth = f.bandwidth(); }},
       {"node.memory_latency", "latency of a copy between ranks of one node (time)",
        [](const Field& f, Loaded& m) { m.machine.node.memory_latency = f.time(); }},
+      {"node.cpu_scale", "target CPU time per second of measured host CPU time, for recompiled MPI programs (number)",
+       [](const Field& f, Loaded& m) { m.machine.node.cpu_scale = f.number(); }},
 
       {"collectives.barrier", "barrier algorithm, or \"auto\" (string; `mgen info` lists them)",
        [](const Field& f, Loaded& m) { m.machine.collectives.barrier = f.string(); }},

@@ -52,6 +52,19 @@ bool Field::boolean() const {
   fail("expected true or false, got " + describe(node_));
 }
 
+double Field::number() const {
+  double v = 0;
+  if (const auto* d = node_.as_floating_point()) {
+    v = d->get();
+  } else if (const auto* i = node_.as_integer()) {
+    v = static_cast<double>(i->get());
+  } else {
+    fail("expected a number, got " + describe(node_));
+  }
+  if (!(v > 0) || v > 1e6) fail(fmt::format("must be a positive number (at most 1e6), got {}", v));
+  return v;
+}
+
 uint32_t Field::count_of(const toml::node& n, const std::string& context) const {
   const auto* i = n.as_integer();
   if (i == nullptr) fail_at(n, context + "expected an integer, got " + describe(n));

@@ -45,12 +45,17 @@ const char* error_class_name(int c) {
 
 }  // namespace
 
-Scope::Scope(const char* name, int peer, int tag, int comm) : name_(name) {
+Binding& binding() {
+  static thread_local Binding b;
+  return b;
+}
+
+Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().name ? binding().name : name) {
   World* w = World::active();
   if (w == nullptr || !w->in_rank()) return;
   world_ = w;
   rank_ = &w->current();
-  rank_->call = CallInfo{name, peer, tag, comm};
+  rank_->call = CallInfo{name_, peer, tag, comm};
   ++rank_->stats.calls;
   start_ = rank_->clock;
 }
@@ -62,6 +67,7 @@ Scope::~Scope() {
 }
 
 void Scope::fail(int error_class, const std::string& message) {
+  if (binding().throw_errors) throw CallError{error_class, message};
   world_->fail(fmt::format("rank {}: {}: {}: {}", rank_->id, name_, error_class_name(error_class), message));
 }
 

@@ -14,6 +14,21 @@
 
 namespace mgen::mpi::api {
 
+// An invalid call, thrown by Scope::fail instead of stopping the run while a binding that
+// handles errors itself (the MPI_* layer, which honours MPI error handlers) is active.
+struct CallError {
+  int error_class;  // MGEN_ERR_*
+  std::string message;
+};
+
+// Set by the MPI_* bindings around the MGEN_* calls they make: the name reports and
+// timelines show (MPI_Send rather than MGEN_Send), and whether errors throw CallError.
+struct Binding {
+  const char* name = nullptr;
+  bool throw_errors = false;
+};
+Binding& binding();
+
 class Scope {
  public:
   explicit Scope(const char* name, int peer = static_cast<int>(kNone), int tag = kAnyTag, int comm = 0);

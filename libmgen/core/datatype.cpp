@@ -139,12 +139,22 @@ bool loc(int op, const void* in, void* io, uint64_t n) {
 
 }  // namespace
 
+namespace {
+ExtraReductions g_extra;
+}
+
+void set_extra_reductions(const ExtraReductions& extra) {
+  g_extra = extra;
+}
+
 const TypeInfo* type_info(int type) {
+  if (type >= kExtraBase) return g_extra.type_info ? g_extra.type_info(type) : nullptr;
   if (type <= 0 || type >= kTypeCount) return nullptr;
   return &kTypes[type];
 }
 
 bool op_valid(int op) {
+  if (op >= kExtraBase) return g_extra.reduce != nullptr;
   return op >= MGEN_MAX && op <= MGEN_REPLACE;
 }
 
@@ -153,6 +163,10 @@ const char* op_name(int op) {
 }
 
 std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n) {
+  if (op >= kExtraBase || type >= kExtraBase) {
+    if (g_extra.reduce == nullptr) return "no reduction for this operation and type";
+    return g_extra.reduce(op, type, in, io, n);
+  }
   bool ok = false;
   const TypeInfo* info = type_info(type);
   // MPI defines the logical and bitwise ops on integers only, not on floating point.

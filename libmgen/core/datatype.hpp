@@ -22,4 +22,14 @@ std::string reduce_apply(int op, int type, const void* in, void* inout, uint64_t
 const char* op_name(int op);
 bool op_valid(int op);
 
+// Operations and types beyond the predefined ones (numbered from kExtraBase): the MPI layer's
+// user-defined operations (MPI_Op_create) and the datatypes they are applied to. The MPI layer
+// installs these; they run on the calling rank's fiber.
+inline constexpr int kExtraBase = 1000;
+struct ExtraReductions {
+  std::string (*reduce)(int op, int type, const void* in, void* inout, uint64_t count) = nullptr;
+  const TypeInfo* (*type_info)(int type) = nullptr;
+};
+void set_extra_reductions(const ExtraReductions& extra);
+
 }  // namespace mgen::mpi

@@ -26,6 +26,7 @@ struct Status {
   int tag = kAnyTag;
   int error = 0;
   uint64_t bytes = 0;
+  bool cancelled = false;
 };
 
 // What matching looks at, plus the order the sender issued it in.
@@ -46,7 +47,8 @@ struct Request {
   bool complete = false;
   bool in_wait = false;  // part of the set the rank is blocked on
   bool rendezvous = false;
-  bool collective = false;  // issued by a collective algorithm: no per-call overheads
+  bool collective = false;   // issued by a collective algorithm: no per-call overheads
+  bool synchronous = false;  // a send that completes only once matched (MPI_Ssend): always rendezvous
   uint32_t next_free = kNone;
   // send: payload and destination; recv: the matched sender once known.
   const void* sbuf = nullptr;
@@ -74,7 +76,7 @@ struct Op {
 
 // What a blocked rank waits for, and where the engine leaves the answer.
 struct Block {
-  enum Kind : uint8_t { kNone, kWaitAll, kWaitAny, kTest, kProbe, kIprobe, kPoll };
+  enum Kind : uint8_t { kNone, kWaitAll, kWaitAny, kTest, kProbe, kIprobe, kPoll, kCancel };
   Kind kind = kNone;
   const uint32_t* reqs = nullptr;  // request indices (kNone entries are ignored)
   uint32_t count = 0;

@@ -34,6 +34,13 @@ void Rank::free_request_slot(uint32_t q) {
   free_request = q;
 }
 
+namespace {
+uint64_t next_serial() {
+  static uint64_t n = 0;
+  return ++n;
+}
+}  // namespace
+
 World* World::active() {
   return g_active;
 }
@@ -43,7 +50,7 @@ Rank& World::current() {
 }
 
 World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
-    : mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this) {
+    : serial_(next_serial()), mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this) {
   const net::Topology& t = network_.topology();
   if (job.ranks == 0) throw std::invalid_argument("a job needs at least one rank");
   if (job.procs_per_node == 0) throw std::invalid_argument("processes per node must be at least 1");
@@ -300,6 +307,21 @@ bool World::evaluate_block(Rank& r) {
       }
       return b.flag || b.kind == Block::kIprobe;
     }
+    case Block::kCancel: {
+      // A receive not yet matched leaves the posted queue and completes as cancelled.
+      const uint32_t q = b.reqs[0];
+      b.flag = false;
+      for (size_t i = 0; i < r.posted.size(); ++i) {
+        if (r.posted[i] != q) continue;
+        r.posted.erase(r.posted.begin() + static_cast<ptrdiff_t>(i));
+        r.requests[q].complete = true;
+        r.requests[q].status = Status{};
+        r.requests[q].status.cancelled = true;
+        b.flag = true;
+        break;
+      }
+      return true;
+    }
     case Block::kPoll: {
       auto it = r.put_arrivals.find(b.poll_tag);
       if (it == r.put_arrivals.end() || it->second == 0) return false;
@@ -470,8 +492,14 @@ bool World::test(Rank& r, uint32_t q) {
     block(r);
     r.block.kind = Block::kNone;
     done = r.block.flag;
+    if (!done) {
+      // An unsuccessful test costs a poll of the progress engine; without it a test loop
+      // would spin forever at one instant of simulated time.
+      r.clock += mpi_.poll_overhead;
+      r.stats.overhead += mpi_.poll_overhead;
+    }
   }
-  if (done && r.requests[q].kind == ReqKind::kRecv) {
+  if (done && r.requests[q].kind == ReqKind::kRecv && !r.requests[q].status.cancelled) {
     r.clock += mpi_.recv_overhead;
     r.stats.overhead += mpi_.recv_overhead;
   }
@@ -541,6 +569,21 @@ bool World::iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* st
   block(r);
   r.block.kind = Block::kNone;
   if (r.block.flag && status) *status = r.block.status;
+  if (!r.block.flag) {
+    r.clock += mpi_.poll_overhead;
+    r.stats.overhead += mpi_.poll_overhead;
+  }
+  return r.block.flag;
+}
+
+bool World::cancel(Rank& r, uint32_t q) {
+  if (r.requests[q].complete) return false;
+  r.block = Block{};
+  r.block.kind = Block::kCancel;
+  r.block.reqs = &q;
+  r.block.count = 1;
+  block(r);
+  r.block.kind = Block::kNone;
   return r.block.flag;
 }
 
@@ -608,7 +651,7 @@ void World::start_send(RankId id, uint32_t q) {
   ++r.stats.messages_sent;
   r.stats.bytes_sent += req.env.bytes;
   const uint64_t bytes = req.env.bytes;
-  if (bytes <= mpi_.eager_threshold.count()) {
+  if (bytes <= mpi_.eager_threshold.count() && !req.synchronous) {
     const uint32_t slot = new_transfer(Xfer::kEager, id, dst);
     Transfer& t = transfers_[slot];
     t.sreq = q;

@@ -85,6 +85,8 @@ class World : public net::MessageSink {
 
   // The world of the run in progress on this thread, and the rank whose fiber is running.
   static World* active();
+  // Distinct for every World the process creates (state kept per run keys on it).
+  uint64_t serial() const { return serial_; }
   Rank& current();
   bool in_rank() const { return current_ != kNone; }
 
@@ -104,6 +106,9 @@ class World : public net::MessageSink {
   Status probe(Rank& r, uint64_t context, int src_world, int tag);
   bool iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status);
   void rdma_poll(Rank& r, int tag);
+  // Cancels a receive that has not matched yet (it completes with status.cancelled); false if
+  // it had matched or completed already.
+  bool cancel(Rank& r, uint32_t req);
   void compute(Rank& r, Time t);
   // Groups are immutable and interned: every member of a communicator shares one.
   std::shared_ptr<const Group> intern_group(std::vector<RankId> members);
@@ -178,6 +183,7 @@ class World : public net::MessageSink {
   std::string deadlock_report() const;
   std::string describe(const Rank& r) const;
 
+  uint64_t serial_;
   MpiConfig mpi_;
   NodeConfig node_;
   JobConfig job_;

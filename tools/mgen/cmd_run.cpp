@@ -1,4 +1,5 @@
-// mgen run -n N [options] PROGRAM [args]: runs an MGEN program on the modelled machine and
+// mgen run -n N [options] PROGRAM [args]: runs an MGEN program or a recompiled MPI program
+// (mgen-cc) on the modelled machine and
 // reports the predicted time, where each rank spent it, and how the network was used.
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -26,6 +27,7 @@ struct RunCli {
   std::string stack = "256KiB";
   std::string report, timeline;
   bool quiet = false;
+  bool ignore_compute = false;
 };
 
 // PROGRAM as given, with ".so" added, or next to the mgen binary (build/examples/random_ring).
@@ -46,16 +48,63 @@ fs::path resolve_program(const std::string& name) {
 
 using MgenMain = int (*)(int, char**);
 
-MgenMain load_program(const fs::path& path) {
-  // The program stays loaded for the life of the process: its code runs in every rank.
+// A loaded program: an MGEN program (one copy; MGEN_Main) or a recompiled MPI program (main;
+// one copy per rank, so that every rank has its own global and static variables).
+struct Program {
+  MgenMain mgen = nullptr;
+  std::vector<MgenMain> mains;  // per rank, MPI programs
+};
+
+void* open_module(const fs::path& path) {
+  // Programs stay loaded for the life of the process: their code runs in every rank.
   void* handle = dlopen(fs::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) throw std::invalid_argument(fmt::format("cannot load {}: {}", path.string(), dlerror()));
-  void* sym = dlsym(handle, "MGEN_Main");
-  if (sym == nullptr) {
-    throw std::invalid_argument(
-        fmt::format("{} does not define MGEN_Main (build MGEN programs with mgen_add_program)", path.string()));
+  if (handle == nullptr) {
+    std::string why = dlerror();
+    const size_t u = why.find("undefined symbol: ");
+    if (u != std::string::npos) {
+      why = fmt::format("it needs {}, which neither libmgen nor its libraries provide", why.substr(u + 18));
+    }
+    throw std::invalid_argument(fmt::format("cannot load {}: {}", path.string(), why));
   }
-  return reinterpret_cast<MgenMain>(sym);
+  return handle;
+}
+
+Program load_program(const fs::path& path, uint32_t ranks) {
+  Program p;
+  void* handle = open_module(path);
+  if (void* sym = dlsym(handle, "MGEN_Main")) {
+    p.mgen = reinterpret_cast<MgenMain>(sym);
+    return p;
+  }
+  void* main_sym = dlsym(handle, "main");
+  if (main_sym == nullptr) {
+    throw std::invalid_argument(fmt::format(
+        "{} defines neither MGEN_Main nor main (build MGEN programs with mgen_add_program, MPI programs with mgen-cc)",
+        path.string()));
+  }
+  // Per-rank globals: the dynamic loader maps each distinct file once, so rank r > 0 loads a
+  // private copy (written to a temporary directory and removed once mapped). mgen-cc links
+  // with -Bsymbolic, so each copy's code refers to its own data.
+  p.mains.assign(ranks, reinterpret_cast<MgenMain>(main_sym));
+  if (ranks == 1) return p;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = (fs::path(tmp ? tmp : "/tmp") / "mgen-ranks-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for rank copies");
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  for (uint32_t r = 1; r < ranks; ++r) {
+    const fs::path copy = fs::path(dir) / fmt::format("rank{}.so", r);
+    fs::copy_file(path, copy);
+    void* h = open_module(copy);
+    fs::remove(copy);
+    p.mains[r] = reinterpret_cast<MgenMain>(dlsym(h, "main"));
+  }
+  return p;
 }
 
 mpi::JobConfig job_config(const RunCli& o, const config::MachineConfig& m) {
@@ -207,15 +256,29 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (rest.empty()) throw std::invalid_argument("mgen run needs a PROGRAM");
   const config::MachineConfig m = o.machine.load();
   const fs::path program = resolve_program(rest[0]);
-  const MgenMain entry = load_program(program);
-  const mpi::JobConfig job = job_config(o, m);
+  mpi::JobConfig job = job_config(o, m);
+  job.measure_compute = !o.ignore_compute;
+  const Program prog = load_program(program, job.ranks);
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
   const bool tty = isatty(STDERR_FILENO) && !o.quiet;
   const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
     if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
   };
-  const mpi::RunReport r = mpi::run_job(
-      setup, job, [entry](int argc, char** argv) { entry(argc, argv); }, rest, progress);
+  mpi::RankMain main;
+  if (prog.mgen != nullptr) {
+    main = [entry = prog.mgen](int argc, char** argv) { entry(argc, argv); };
+  } else {
+    main = [&prog](int argc, char** argv) {
+      mpi::mpi_program_begin();
+      try {
+        prog.mains[static_cast<size_t>(mpi::current_rank())](argc, argv);
+      } catch (const mpi::ProgramExit&) {
+        // exit(0) inside a rank: that rank is done
+      }
+      mpi::mpi_program_end();
+    };
+  }
+  const mpi::RunReport r = mpi::run_job(setup, job, main, rest, progress);
   if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
   const std::string name = program.stem().string();
   if (!o.report.empty()) write_json_report(o.report, name, m, job, r);
@@ -241,6 +304,8 @@ Runner add_run(CLI::App& app) {
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
   sub->add_option("--timeline", o->timeline, "write a Chrome/Perfetto trace of every rank's MGEN calls to FILE");
   sub->add_flag("-q,--quiet", o->quiet, "no summary and no progress line");
+  sub->add_flag("--ignore-compute", o->ignore_compute,
+                "MPI programs: do not charge measured CPU time between MPI calls (only MPI_Comp counts)");
   sub->prefix_command();  // PROGRAM and everything after it belong to the program
   return [o, sub] { return run(*o, sub->remaining()); };
 }

@@ -23,6 +23,7 @@ struct MpiConfig {
   Time send_overhead = Time::ns(200);  // posting a send or a put
   Time recv_overhead = Time::ns(200);  // completing a receive
   Time rdma_overhead = Time::zero();   // NSIM-ACE's "communication library overhead" per put/get
+  Time poll_overhead = Time::ns(50);   // an unsuccessful test or probe (a pass of the progress engine)
 };
 
 struct NodeConfig {
@@ -30,6 +31,9 @@ struct NodeConfig {
   // Messages between ranks of one node are copies in memory, not network traffic.
   Bandwidth memory_bandwidth = Bandwidth::gigabytes_per_second(10);
   Time memory_latency = Time::ns(300);
+  // Recompiled MPI programs: measured CPU time between MPI calls is multiplied by this to
+  // give the target CPU's compute time (0.5: the target is twice as fast as this host).
+  double cpu_scale = 1.0;
 };
 
 // Algorithm per collective: "auto" (the default selection by communicator size and message

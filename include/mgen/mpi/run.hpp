@@ -21,6 +21,9 @@ struct JobConfig {
   std::vector<uint32_t> node_of_rank;  // kMap: node of each rank
   size_t stack_bytes = 256 * 1024;
   bool timeline = false;
+  // Recompiled MPI programs: charge the CPU time a rank spends between MPI calls (times
+  // node.cpu_scale) as computation. Off: only MPI_Comp / MGEN_Comp advance a rank's clock.
+  bool measure_compute = true;
 };
 
 struct MachineSetup {
@@ -65,6 +68,20 @@ struct CollectiveAlgorithmInfo {
   std::string collective, name, description;
 };
 std::vector<CollectiveAlgorithmInfo> collective_algorithms();
+
+// The world rank of the calling fiber (inside a run), or -1.
+int current_rank();
+
+// Recompiled MPI programs: `mgen run` calls these on each rank around its main(), so that the
+// CPU time before the first and after the last MPI call counts as computation.
+void mpi_program_begin();
+void mpi_program_end();
+
+// Thrown through a rank's stack when a recompiled program calls exit(0): that rank's main
+// is over (mgen-cc links programs with --wrap=exit).
+struct ProgramExit {
+  int code;
+};
 
 // Called now and then during a long run with (simulated seconds, events, ranks finished).
 using Progress = std::function<void(double, uint64_t, uint32_t)>;

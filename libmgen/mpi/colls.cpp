@@ -1,0 +1,455 @@
+// Blocking collectives: datatypes flattened to bytes (packed when not dense), reductions
+// expressed in the predefined base type or through the user's operation, then the MGEN
+// collective with its configured or default algorithm.
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "core/datatype.hpp"
+#include "core/world.hpp"
+#include "mpi/shim.hpp"
+
+using namespace mgen::mpi;
+using namespace mgen::mpi::abi;
+
+namespace {
+
+bool in_place(const void* p) {
+  return p == MPI_IN_PLACE;
+}
+
+// A per-rank ("v") layout of `t` elements: counts[i] elements at displs[i] extents. For the
+// MGEN layer the blocks are packed one after the other when `t` is not dense.
+class VBuf {
+ public:
+  VBuf(void* buf, const int* counts, const int* displs, int n, MPI_Datatype type, bool load)
+      : user_(buf), type_(&dtype(type)), n_(n) {
+    bc_.resize(n);
+    bd_.resize(n);
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      check_count(counts[i]);
+      bc_[i] = byte_count(type_->size * static_cast<uint64_t>(counts[i]));
+      counts_.push_back(counts[i]);
+      displs_.push_back(displs[i]);
+    }
+    dense_ = type_->dense();
+    if (dense_) {
+      for (int i = 0; i < n; ++i)
+        bd_[i] = byte_count(static_cast<uint64_t>(static_cast<int64_t>(displs[i]) * type_->extent()));
+      data_ = buf;
+      return;
+    }
+    for (int i = 0; i < n; ++i) {
+      bd_[i] = byte_count(total);
+      total += static_cast<uint64_t>(bc_[i]);
+    }
+    temp_.resize(total);
+    data_ = temp_.data();
+    if (load && buf != nullptr) {
+      for (int i = 0; i < n; ++i)
+        pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
+    }
+  }
+  void* data() const { return data_; }
+  const int* counts() const { return bc_.data(); }
+  const int* displs() const { return bd_.data(); }
+  void finish() {
+    if (dense_ || user_ == nullptr) return;
+    for (int i = 0; i < n_; ++i)
+      unpack(temp_.data() + bd_[i], static_cast<uint64_t>(bc_[i]), block(i), counts_[i], *type_);
+  }
+
+ private:
+  std::byte* block(int i) const { return static_cast<std::byte*>(user_) + displs_[i] * type_->extent(); }
+  void* user_;
+  const DType* type_;
+  int n_;
+  bool dense_ = true;
+  void* data_ = nullptr;
+  std::vector<int> bc_, bd_, counts_;
+  std::vector<int64_t> displs_;
+  std::vector<std::byte> temp_;
+};
+
+int comm_size(MGEN_Comm h) {
+  int n = 0;
+  MGEN_Comm_size(h, &n);
+  return n;
+}
+int comm_rank(MGEN_Comm h) {
+  int r = 0;
+  MGEN_Comm_rank(h, &r);
+  return r;
+}
+
+// A reduction in MGEN terms: the type id and element count the MGEN layer reduces, and the
+// buffers (packed copies when the datatype is not dense).
+struct Reduction {
+  int type = 0;
+  int count = 0;
+  int op = 0;
+  bool ordered = false;  // a non-commutative user operation
+  Flat send, recv;
+};
+
+Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, bool recv_here) {
+  Reduction r;
+  check_count(count);
+  const DType& d = dtype(t);
+  if (const UserOp* u = user_op(op)) {
+    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
+    r.type = reduction_type(t);
+    r.count = count;
+    r.op = mgen_op(op);
+    r.ordered = !u->commute;
+  } else {
+    r.op = mgen_op(op);
+    if (d.base == 0) {
+      fail(MPI_ERR_OP, fmt::format("a reduction on {} (not built from one predefined type) needs a user-defined "
+                                   "operation",
+                                   d.name.empty() ? "a mixed datatype" : d.name));
+    }
+    r.type = d.base;
+    const uint64_t n = d.base_count * static_cast<uint64_t>(count);
+    if (n > INT32_MAX) fail(MPI_ERR_COUNT, "more than 2^31 elements");
+    r.count = static_cast<int>(n);
+  }
+  if (!d.dense() && (in_place(sendbuf))) fail(MPI_ERR_TYPE, "MPI_IN_PLACE with a non-contiguous datatype");
+  r.send = in_place(sendbuf) ? Flat::in(MPI_IN_PLACE, count, t) : Flat::in(sendbuf, count, t);
+  r.recv = recv_here ? Flat::out(recvbuf, count, t) : Flat::out(nullptr, 0, t);
+  return r;
+}
+
+// Runs `body` with order-preserving algorithms selected when the operation is not commutative.
+template <class F>
+void with_order(bool ordered, F&& body) {
+  if (!ordered) {
+    body();
+    return;
+  }
+  World& w = scope().world();
+  const CollectiveConfig saved = w.collectives();
+  CollectiveConfig c = saved;
+  c.reduce = "binomial";
+  c.allreduce = "binomial";
+  c.scan = "linear";
+  w.set_collectives(c);
+  try {
+    body();
+  } catch (...) {
+    w.set_collectives(saved);
+    throw;
+  }
+  w.set_collectives(saved);
+}
+
+// A reduction whose operation is not commutative, in rank order: every input to `root`, which
+// combines them as x0 op (x1 op (... op x_{p-1})) — what MPI defines, whatever the algorithm.
+void ordered_reduce(const Reduction& r, MGEN_Comm h, int root) {
+  const int p = comm_size(h), me = comm_rank(h);
+  const uint64_t bytes = r.recv.bytes() ? r.recv.bytes() : r.send.bytes();
+  const void* mine = r.send.data() == MPI_IN_PLACE ? r.recv.data() : r.send.data();
+  std::vector<std::byte> all(me == root ? bytes * static_cast<uint64_t>(p) : 0);
+  MGEN_Gather(mine, byte_count(bytes), MGEN_BYTE, all.data(), byte_count(bytes), MGEN_BYTE, root, h);
+  if (me != root) return;
+  std::vector<std::byte> acc(all.end() - static_cast<ptrdiff_t>(bytes), all.end());
+  for (int i = p - 2; i >= 0; --i) {
+    const std::string problem = mgen::mpi::reduce_apply(r.op, r.type, all.data() + bytes * static_cast<uint64_t>(i),
+                                                        acc.data(), static_cast<uint64_t>(r.count));
+    if (!problem.empty()) fail(MPI_ERR_OP, problem);
+  }
+  std::memcpy(r.recv.data(), acc.data(), bytes);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm c) {
+  return call("MPI_Barrier", c, [&] {
+    MGEN_Barrier(comm(c));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Barrier)
+
+int PMPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  return call("MPI_Bcast", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const bool at_root = comm_rank(h) == root;
+    Flat f = at_root ? Flat::in(buf, count, t) : Flat::out(buf, count, t);
+    MGEN_Bcast(f.data(), byte_count(f.bytes()), MGEN_BYTE, root, h);
+    if (!at_root) f.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Bcast)
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  return call("MPI_Reduce", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const bool at_root = comm_rank(h) == root;
+    Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
+    if (r.ordered) {
+      ordered_reduce(r, h, root);
+    } else {
+      MGEN_Reduce(r.send.data(), at_root ? r.recv.data() : nullptr, r.count, r.type, r.op, root, h);
+    }
+    if (at_root) r.recv.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Reduce)
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return call("MPI_Allreduce", c, [&] {
+    const MGEN_Comm h = comm(c);
+    Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
+    if (r.ordered) {
+      ordered_reduce(r, h, 0);
+      MGEN_Bcast(r.recv.data(), byte_count(r.recv.bytes()), MGEN_BYTE, 0, h);
+    } else {
+      MGEN_Allreduce(r.send.data(), r.recv.data(), r.count, r.type, r.op, h);
+    }
+    r.recv.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Allreduce)
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return call("MPI_Scan", c, [&] {
+    const MGEN_Comm h = comm(c);
+    Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
+    with_order(r.ordered, [&] { MGEN_Scan(r.send.data(), r.recv.data(), r.count, r.type, r.op, h); });
+    r.recv.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Scan)
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return call("MPI_Exscan", c, [&] {
+    const MGEN_Comm h = comm(c);
+    Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
+    with_order(r.ordered, [&] { MGEN_Exscan(r.send.data(), r.recv.data(), r.count, r.type, r.op, h); });
+    if (comm_rank(h) > 0) r.recv.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Exscan)
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype t, MPI_Op op,
+                        MPI_Comm c) {
+  return call("MPI_Reduce_scatter", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h), me = comm_rank(h);
+    int total = 0;
+    for (int i = 0; i < p; ++i) {
+      check_count(recvcounts[i]);
+      total += recvcounts[i];
+    }
+    const DType& d = dtype(t);
+    const UserOp* u = user_op(op);
+    if ((u != nullptr && !u->commute) || !d.dense()) {
+      // Order-preserving or non-contiguous: a reduce to rank 0 then a scatterv.
+      std::vector<std::byte> all(d.extent() * static_cast<uint64_t>(total) + 1);
+      std::vector<int> displs(p);
+      std::partial_sum(recvcounts, recvcounts + p - 1, displs.begin() + 1);
+      if (p > 0) displs[0] = 0;
+      const void* src = in_place(sendbuf) ? recvbuf : sendbuf;
+      PMPI_Reduce(src, me == 0 ? all.data() : nullptr, total, t, op, 0, c);
+      PMPI_Scatterv(all.data(), recvcounts, displs.data(), t, recvbuf, recvcounts[me], t, 0, c);
+      return MPI_SUCCESS;
+    }
+    Reduction r = reduction(sendbuf, recvbuf, total, t, op, true);
+    std::vector<int> counts(p);
+    const uint64_t per = u != nullptr ? 1 : d.base_count;
+    for (int i = 0; i < p; ++i)
+      counts[i] = static_cast<int>(static_cast<uint64_t>(recvcounts[i]) * per);
+    MGEN_Reduce_scatter(r.send.data(), in_place(sendbuf) ? recvbuf : recvbuf, counts.data(), r.type, r.op, h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Reduce_scatter)
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype t, MPI_Op op,
+                              MPI_Comm c) {
+  return call("MPI_Reduce_scatter_block", c, [&] {
+    const int p = comm_size(comm(c));
+    std::vector<int> counts(p, recvcount);
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), t, op, c);
+  });
+}
+MGEN_MPI_ALIAS(Reduce_scatter_block)
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm c) {
+  return call("MPI_Gatherv", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const bool at_root = comm_rank(h) == root;
+    const bool ip = in_place(sendbuf);
+    if (ip && !at_root) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+    Flat s = ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype);
+    if (at_root) {
+      VBuf r(recvbuf, recvcounts, displs, p, recvtype, ip);
+      MGEN_Gatherv(ip ? MGEN_IN_PLACE : s.data(), byte_count(s.bytes()), MGEN_BYTE, r.data(), r.counts(), r.displs(),
+                   MGEN_BYTE, root, h);
+      r.finish();
+    } else {
+      MGEN_Gatherv(s.data(), byte_count(s.bytes()), MGEN_BYTE, nullptr, nullptr, nullptr, MGEN_BYTE, root, h);
+    }
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Gatherv)
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm c) {
+  return call("MPI_Gather", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const bool at_root = comm_rank(h) == root;
+    if (at_root) {
+      std::vector<int> counts(p, recvcount), displs(p);
+      for (int i = 0; i < p; ++i)
+        displs[i] = i * recvcount;
+      return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, root, c);
+    }
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, nullptr, nullptr, nullptr, recvtype, root, c);
+  });
+}
+MGEN_MPI_ALIAS(Gather)
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm c) {
+  return call("MPI_Scatterv", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const bool at_root = comm_rank(h) == root;
+    const bool ip = in_place(recvbuf);
+    if (ip && !at_root) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+    Flat r = ip ? Flat::out(MPI_IN_PLACE, 0, sendtype) : Flat::out(recvbuf, recvcount, recvtype);
+    if (at_root) {
+      VBuf s(const_cast<void*>(sendbuf), sendcounts, displs, p, sendtype, true);
+      MGEN_Scatterv(s.data(), s.counts(), s.displs(), MGEN_BYTE, ip ? MGEN_IN_PLACE : r.data(), byte_count(r.bytes()),
+                    MGEN_BYTE, root, h);
+    } else {
+      MGEN_Scatterv(nullptr, nullptr, nullptr, MGEN_BYTE, r.data(), byte_count(r.bytes()), MGEN_BYTE, root, h);
+    }
+    if (!ip) r.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Scatterv)
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm c) {
+  return call("MPI_Scatter", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    if (comm_rank(h) == root) {
+      std::vector<int> counts(p, sendcount), displs(p);
+      for (int i = 0; i < p; ++i)
+        displs[i] = i * sendcount;
+      return PMPI_Scatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, c);
+    }
+    return PMPI_Scatterv(nullptr, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, c);
+  });
+}
+MGEN_MPI_ALIAS(Scatter)
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm c) {
+  return call("MPI_Allgatherv", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const bool ip = in_place(sendbuf);
+    Flat s = ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype);
+    VBuf r(recvbuf, recvcounts, displs, p, recvtype, ip);
+    MGEN_Allgatherv(ip ? MGEN_IN_PLACE : s.data(), byte_count(s.bytes()), MGEN_BYTE, r.data(), r.counts(), r.displs(),
+                    MGEN_BYTE, h);
+    r.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Allgatherv)
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm c) {
+  return call("MPI_Allgather", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const DType& rt = dtype(recvtype);
+    if (rt.dense()) {
+      // The regular form: no per-rank tables (the MGEN layer's fast path for large p).
+      const bool ip = in_place(sendbuf);
+      Flat s = ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype);
+      check_count(recvcount);
+      MGEN_Allgather(ip ? MGEN_IN_PLACE : s.data(), byte_count(s.bytes()), MGEN_BYTE, recvbuf,
+                     byte_count(rt.size * static_cast<uint64_t>(recvcount)), MGEN_BYTE, h);
+      return MPI_SUCCESS;
+    }
+    std::vector<int> counts(p, recvcount), displs(p);
+    for (int i = 0; i < p; ++i)
+      displs[i] = i * recvcount;
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, c);
+  });
+}
+MGEN_MPI_ALIAS(Allgather)
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c) {
+  return call("MPI_Alltoallv", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    if (in_place(sendbuf)) {
+      // In place: the data to send is what recvbuf holds now.
+      VBuf r(recvbuf, recvcounts, rdispls, p, recvtype, true);
+      std::vector<std::byte> copy;
+      const int* rc = r.counts();
+      const int* rd = r.displs();
+      uint64_t end = 0;
+      for (int i = 0; i < p; ++i)
+        end = std::max<uint64_t>(end, static_cast<uint64_t>(rd[i]) + static_cast<uint64_t>(rc[i]));
+      copy.assign(static_cast<std::byte*>(r.data()), static_cast<std::byte*>(r.data()) + end);
+      MGEN_Alltoallv(copy.data(), rc, rd, MGEN_BYTE, r.data(), rc, rd, MGEN_BYTE, h);
+      r.finish();
+      return MPI_SUCCESS;
+    }
+    VBuf s(const_cast<void*>(sendbuf), sendcounts, sdispls, p, sendtype, true);
+    VBuf r(recvbuf, recvcounts, rdispls, p, recvtype, false);
+    MGEN_Alltoallv(s.data(), s.counts(), s.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(), MGEN_BYTE, h);
+    r.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Alltoallv)
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm c) {
+  return call("MPI_Alltoall", c, [&] {
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    const bool ip = in_place(sendbuf);
+    const DType& rt = dtype(recvtype);
+    if (!ip && rt.dense() && dtype(sendtype).dense()) {
+      check_count(sendcount);
+      check_count(recvcount);
+      MGEN_Alltoall(sendbuf, byte_count(dtype(sendtype).size * static_cast<uint64_t>(sendcount)), MGEN_BYTE, recvbuf,
+                    byte_count(rt.size * static_cast<uint64_t>(recvcount)), MGEN_BYTE, h);
+      return MPI_SUCCESS;
+    }
+    std::vector<int> sc(p, sendcount), sd(p), rc(p, recvcount), rd(p);
+    for (int i = 0; i < p; ++i) {
+      sd[i] = i * sendcount;
+      rd[i] = i * recvcount;
+    }
+    return PMPI_Alltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype, c);
+  });
+}
+MGEN_MPI_ALIAS(Alltoall)
+
+}  // extern "C"

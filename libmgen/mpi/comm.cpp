@@ -1,0 +1,595 @@
+// Communicators, groups, Cartesian topologies and attributes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "mpi/shim.hpp"
+
+using namespace mgen::mpi;
+using namespace mgen::mpi::abi;
+
+namespace {
+
+int size_of(MGEN_Comm h) {
+  int n = 0;
+  MGEN_Comm_size(h, &n);
+  return n;
+}
+
+// World ranks of a group's members, in group order.
+std::vector<int> members(MGEN_Group g) {
+  int n = 0;
+  MGEN_Group_size(g, &n);
+  std::vector<int> idx(n), out(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  MGEN_Group world = MGEN_GROUP_NULL;
+  MGEN_Comm_group(MGEN_COMM_WORLD, &world);
+  if (n > 0) MGEN_Group_translate_ranks(g, n, idx.data(), world, out.data());
+  MGEN_Group_free(&world);
+  return out;
+}
+
+// A group from world ranks.
+MPI_Group from_members(const std::vector<int>& m) {
+  MGEN_Group world = MGEN_GROUP_NULL, g = MGEN_GROUP_NULL;
+  MGEN_Comm_group(MGEN_COMM_WORLD, &world);
+  MGEN_Group_incl(world, static_cast<int>(m.size()), m.data(), &g);
+  MGEN_Group_free(&world);
+  return to_mpi_group(g);
+}
+
+int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a == b) return MPI_IDENT;
+  if (a.size() != b.size()) return MPI_UNEQUAL;
+  std::vector<int> x = a, y = b;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+std::vector<int> comm_members(MGEN_Comm h) {
+  MGEN_Group g = MGEN_GROUP_NULL;
+  MGEN_Comm_group(h, &g);
+  std::vector<int> m = members(g);
+  MGEN_Group_free(&g);
+  return m;
+}
+
+// Attributes copied to a duplicate (MPI_Comm_dup) through their copy callbacks.
+void copy_attrs(MPI_Comm from, MPI_Comm to) {
+  RankState& st = state();
+  auto it = st.attrs.find(from);
+  if (it == st.attrs.end()) return;
+  for (const auto& [key, value] : it->second) {
+    const Keyval& kv = st.keyvals[key];
+    if (kv.copy == nullptr) continue;
+    void* out = nullptr;
+    int flag = 0;
+    MPI_Comm old = from;
+    kv.copy(old, key, kv.extra, value, &out, &flag);
+    if (flag) st.attrs[to][key] = out;
+  }
+}
+
+void delete_attrs(MPI_Comm c) {
+  RankState& st = state();
+  auto it = st.attrs.find(c);
+  if (it == st.attrs.end()) return;
+  for (const auto& [key, value] : it->second) {
+    const Keyval& kv = st.keyvals[key];
+    if (kv.del != nullptr) kv.del(c, key, value, kv.extra);
+  }
+  st.attrs.erase(it);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_rank(MPI_Comm c, int* rank) {
+  return call("MPI_Comm_rank", c, [&] {
+    MGEN_Comm_rank(comm(c), rank);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm c, int* size) {
+  return call("MPI_Comm_size", c, [&] {
+    MGEN_Comm_size(comm(c), size);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_size)
+
+int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
+  return call("MPI_Comm_split", c, [&] {
+    if (color < 0 && color != MPI_UNDEFINED) fail(MPI_ERR_ARG, fmt::format("negative color {}", color));
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Comm_split(comm(c), color == MPI_UNDEFINED ? MGEN_UNDEFINED : color, key, &n);
+    *newcomm = to_mpi_comm(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
+  return call("MPI_Comm_split_type", c, [&] {
+    comm(c);
+    const int color = split_type == MPI_COMM_TYPE_SHARED ? static_cast<int>(scope().rank().node) : MPI_UNDEFINED;
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+      fail(MPI_ERR_ARG,
+           fmt::format("split type {} (mgen knows MPI_COMM_TYPE_SHARED: the ranks of one node)", split_type));
+    }
+    return PMPI_Comm_split(c, color, key, newcomm);
+  });
+}
+MGEN_MPI_ALIAS(Comm_split_type)
+
+int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
+  return call("MPI_Comm_dup", c, [&] {
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Comm_dup(comm(c), &n);
+    *newcomm = to_mpi_comm(n);
+    copy_attrs(c, *newcomm);
+    auto it = state().comm_errhandler.find(c);
+    if (it != state().comm_errhandler.end()) state().comm_errhandler[*newcomm] = it->second;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_dup)
+
+int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
+  return call("MPI_Comm_create", c, [&] {
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Comm_create(comm(c), group(g), &n);
+    *newcomm = to_mpi_comm(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_create)
+
+int PMPI_Comm_free(MPI_Comm* c) {
+  return call("MPI_Comm_free", *c, [&] {
+    if (*c == MPI_COMM_WORLD || *c == MPI_COMM_SELF) fail(MPI_ERR_COMM, "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
+    MGEN_Comm h = comm(*c);
+    delete_attrs(*c);
+    state().comm_errhandler.erase(*c);
+    state().nbc_seq.erase(*c);
+    MGEN_Comm_free(&h);
+    *c = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_free)
+
+int PMPI_Comm_disconnect(MPI_Comm* c) {
+  return PMPI_Comm_free(c);
+}
+MGEN_MPI_ALIAS(Comm_disconnect)
+
+int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
+  return call("MPI_Comm_compare", a, [&] {
+    if (a == b) {
+      comm(a);
+      *result = MPI_IDENT;
+      return MPI_SUCCESS;
+    }
+    const int r = compare_members(comm_members(comm(a)), comm_members(comm(b)));
+    *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_compare)
+
+int PMPI_Comm_test_inter(MPI_Comm c, int* flag) {
+  return call("MPI_Comm_test_inter", c, [&] {
+    comm(c);
+    *flag = 0;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_test_inter)
+
+int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
+  return call("MPI_Comm_group", c, [&] {
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Comm_group(comm(c), &h);
+    *g = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_group)
+
+int PMPI_Comm_set_name(MPI_Comm c, const char*) {
+  return call("MPI_Comm_set_name", c, [&] {
+    comm(c);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm c, char* name, int* len) {
+  return call("MPI_Comm_get_name", c, [&] {
+    comm(c);
+    const char* n = c == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : c == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
+    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n);
+    *len = static_cast<int>(std::strlen(name));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_get_name)
+
+int PMPI_Group_size(MPI_Group g, int* size) {
+  return call("MPI_Group_size", MPI_COMM_WORLD, [&] {
+    MGEN_Group_size(group(g), size);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_size)
+
+int PMPI_Group_rank(MPI_Group g, int* rank) {
+  return call("MPI_Group_rank", MPI_COMM_WORLD, [&] {
+    MGEN_Group_rank(group(g), rank);
+    if (*rank == MGEN_UNDEFINED) *rank = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_rank)
+
+int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  return call("MPI_Group_incl", MPI_COMM_WORLD, [&] {
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Group_incl(group(g), n, ranks, &h);
+    *out = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_incl)
+
+int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
+  return call("MPI_Group_excl", MPI_COMM_WORLD, [&] {
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Group_excl(group(g), n, ranks, &h);
+    *out = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_excl)
+
+int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  return call("MPI_Group_range_incl", MPI_COMM_WORLD, [&] {
+    std::vector<int> list;
+    for (int i = 0; i < n; ++i) {
+      const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+      if (stride == 0) fail(MPI_ERR_ARG, "zero stride in a rank range");
+      for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
+        list.push_back(r);
+    }
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Group_incl(group(g), static_cast<int>(list.size()), list.data(), &h);
+    *out = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_range_incl)
+
+int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
+  return call("MPI_Group_range_excl", MPI_COMM_WORLD, [&] {
+    std::vector<int> list;
+    for (int i = 0; i < n; ++i) {
+      const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+      if (stride == 0) fail(MPI_ERR_ARG, "zero stride in a rank range");
+      for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
+        list.push_back(r);
+    }
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Group_excl(group(g), static_cast<int>(list.size()), list.data(), &h);
+    *out = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_range_excl)
+
+int PMPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return call("MPI_Group_union", MPI_COMM_WORLD, [&] {
+    std::vector<int> m = members(group(a));
+    for (int w : members(group(b))) {
+      if (std::find(m.begin(), m.end(), w) == m.end()) m.push_back(w);
+    }
+    *out = from_members(m);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_union)
+
+int PMPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return call("MPI_Group_intersection", MPI_COMM_WORLD, [&] {
+    const std::vector<int> mb = members(group(b));
+    std::vector<int> m;
+    for (int w : members(group(a))) {
+      if (std::find(mb.begin(), mb.end(), w) != mb.end()) m.push_back(w);
+    }
+    *out = from_members(m);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_intersection)
+
+int PMPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return call("MPI_Group_difference", MPI_COMM_WORLD, [&] {
+    const std::vector<int> mb = members(group(b));
+    std::vector<int> m;
+    for (int w : members(group(a))) {
+      if (std::find(mb.begin(), mb.end(), w) == mb.end()) m.push_back(w);
+    }
+    *out = from_members(m);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_difference)
+
+int PMPI_Group_compare(MPI_Group a, MPI_Group b, int* result) {
+  return call("MPI_Group_compare", MPI_COMM_WORLD, [&] {
+    *result = compare_members(members(group(a)), members(group(b)));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_compare)
+
+int PMPI_Group_translate_ranks(MPI_Group a, int n, const int ranks[], MPI_Group b, int out[]) {
+  return call("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&] {
+    std::vector<int> in(ranks, ranks + n);
+    for (int& r : in) {
+      if (r == MPI_PROC_NULL) r = MGEN_PROC_NULL;
+    }
+    MGEN_Group_translate_ranks(group(a), n, in.data(), group(b), out);
+    for (int i = 0; i < n; ++i) {
+      if (out[i] == MGEN_UNDEFINED) out[i] = MPI_UNDEFINED;
+      if (out[i] == MGEN_PROC_NULL) out[i] = MPI_PROC_NULL;
+    }
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_translate_ranks)
+
+int PMPI_Group_free(MPI_Group* g) {
+  return call("MPI_Group_free", MPI_COMM_WORLD, [&] {
+    MGEN_Group h = group(*g);
+    if (h != MGEN_GROUP_EMPTY) MGEN_Group_free(&h);
+    *g = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Group_free)
+
+int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  return call("MPI_Dims_create", MPI_COMM_WORLD, [&] {
+    MGEN_Dims_create(nnodes, ndims, dims);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Dims_create)
+
+int PMPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* out) {
+  return call("MPI_Cart_create", c, [&] {
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Cart_create(comm(c), ndims, dims, periods, reorder, &n);
+    *out = to_mpi_comm(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_create)
+
+int PMPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[]) {
+  return call("MPI_Cart_coords", c, [&] {
+    MGEN_Cart_coords(comm(c), rank, maxdims, coords);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_coords)
+
+int PMPI_Cart_rank(MPI_Comm c, const int coords[], int* rank) {
+  return call("MPI_Cart_rank", c, [&] {
+    MGEN_Cart_rank(comm(c), coords, rank);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_rank)
+
+int PMPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
+  return call("MPI_Cart_shift", c, [&] {
+    MGEN_Cart_shift(comm(c), direction, disp, source, dest);
+    if (*source == MGEN_PROC_NULL) *source = MPI_PROC_NULL;
+    if (*dest == MGEN_PROC_NULL) *dest = MPI_PROC_NULL;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_shift)
+
+int PMPI_Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[]) {
+  return call("MPI_Cart_get", c, [&] {
+    MGEN_Cart_get(comm(c), maxdims, dims, periods, coords);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_get)
+
+int PMPI_Cartdim_get(MPI_Comm c, int* ndims) {
+  return call("MPI_Cartdim_get", c, [&] {
+    MGEN_Cartdim_get(comm(c), ndims);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cartdim_get)
+
+int PMPI_Topo_test(MPI_Comm c, int* status) {
+  return call("MPI_Topo_test", c, [&] {
+    const MGEN_Comm h = comm(c);
+    *status = scope().rank().comms[h]->cart ? MPI_CART : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Topo_test)
+
+int PMPI_Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* out) {
+  return call("MPI_Cart_sub", c, [&] {
+    const MGEN_Comm h = comm(c);
+    int nd = 0;
+    MGEN_Cartdim_get(h, &nd);
+    std::vector<int> dims(nd), periods(nd), coords(nd);
+    MGEN_Cart_get(h, nd, dims.data(), periods.data(), coords.data());
+    // Ranks that share the coordinates of the dropped dimensions form one sub-grid, ordered
+    // by their coordinates in the kept ones (row-major, as MPI numbers Cartesian ranks).
+    int color = 0, key = 0;
+    std::vector<int> kd, kp;
+    for (int i = 0; i < nd; ++i) {
+      if (remain_dims[i]) {
+        key = key * dims[i] + coords[i];
+        kd.push_back(dims[i]);
+        kp.push_back(periods[i]);
+      } else {
+        color = color * dims[i] + coords[i];
+      }
+    }
+    MGEN_Comm split = MGEN_COMM_NULL;
+    MGEN_Comm_split(h, color, key, &split);
+    if (kd.empty()) {
+      *out = to_mpi_comm(split);
+      return MPI_SUCCESS;
+    }
+    MGEN_Comm cart = MGEN_COMM_NULL;
+    MGEN_Cart_create(split, static_cast<int>(kd.size()), kd.data(), kp.data(), 0, &cart);
+    MGEN_Comm_free(&split);
+    *out = to_mpi_comm(cart);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Cart_sub)
+
+// ---- attributes
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, int* keyval,
+                            void* extra) {
+  return call("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
+    auto& k = state().keyvals;
+    if (k.empty()) k.resize(16);  // below 16: reserved for the predefined attributes
+    k.push_back(Keyval{copy, del, extra, true});
+    *keyval = static_cast<int>(k.size() - 1);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_create_keyval)
+
+int PMPI_Comm_free_keyval(int* keyval) {
+  return call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] {
+    auto& k = state().keyvals;
+    if (*keyval < 16 || static_cast<size_t>(*keyval) >= k.size() || !k[*keyval].used) {
+      fail(MPI_ERR_KEYVAL, fmt::format("invalid keyval {}", *keyval));
+    }
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_free_keyval)
+
+int PMPI_Comm_set_attr(MPI_Comm c, int keyval, void* value) {
+  return call("MPI_Comm_set_attr", c, [&] {
+    comm(c);
+    auto& k = state().keyvals;
+    if (keyval < 16 || static_cast<size_t>(keyval) >= k.size() || !k[keyval].used) {
+      fail(MPI_ERR_KEYVAL, fmt::format("invalid keyval {}", keyval));
+    }
+    auto& a = state().attrs[c];
+    auto it = a.find(keyval);
+    if (it != a.end() && k[keyval].del) k[keyval].del(c, keyval, it->second, k[keyval].extra);
+    a[keyval] = value;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_set_attr)
+
+int PMPI_Comm_delete_attr(MPI_Comm c, int keyval) {
+  return call("MPI_Comm_delete_attr", c, [&] {
+    comm(c);
+    auto& a = state().attrs[c];
+    auto it = a.find(keyval);
+    if (it == a.end()) fail(MPI_ERR_KEYVAL, fmt::format("no attribute {} on this communicator", keyval));
+    const Keyval& kv = state().keyvals[keyval];
+    if (kv.del) kv.del(c, keyval, it->second, kv.extra);
+    a.erase(it);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_delete_attr)
+
+int PMPI_Comm_get_attr(MPI_Comm c, int keyval, void* value, int* flag) {
+  return call("MPI_Comm_get_attr", c, [&] {
+    const MGEN_Comm h = comm(c);
+    // The predefined attributes: pointers to values that live as long as the run.
+    static thread_local int tag_ub = MGEN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
+                            universe = 0, appnum = 0;
+    *flag = 1;
+    switch (keyval) {
+      case MPI_TAG_UB:
+        *static_cast<void**>(value) = &tag_ub;
+        return MPI_SUCCESS;
+      case MPI_HOST:
+        *static_cast<void**>(value) = &host;
+        return MPI_SUCCESS;
+      case MPI_IO:
+        *static_cast<void**>(value) = &io;
+        return MPI_SUCCESS;
+      case MPI_WTIME_IS_GLOBAL:
+        *static_cast<void**>(value) = &wtime_global;
+        return MPI_SUCCESS;
+      case MPI_UNIVERSE_SIZE:
+        universe = size_of(MGEN_COMM_WORLD);
+        *static_cast<void**>(value) = &universe;
+        return MPI_SUCCESS;
+      case MPI_APPNUM:
+        *static_cast<void**>(value) = &appnum;
+        return MPI_SUCCESS;
+      default:
+        break;
+    }
+    (void)h;
+    auto& a = state().attrs[c];
+    auto it = a.find(keyval);
+    *flag = it != a.end() ? 1 : 0;
+    if (*flag) *static_cast<void**>(value) = it->second;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_get_attr)
+
+int PMPI_Attr_get(MPI_Comm c, int keyval, void* value, int* flag) {
+  return PMPI_Comm_get_attr(c, keyval, value, flag);
+}
+MGEN_MPI_ALIAS(Attr_get)
+
+int PMPI_Attr_put(MPI_Comm c, int keyval, void* value) {
+  return PMPI_Comm_set_attr(c, keyval, value);
+}
+MGEN_MPI_ALIAS(Attr_put)
+
+int PMPI_Info_create(MPI_Info* info) {
+  *info = static_cast<MPI_Info>(0x9c000001);  // keys are accepted and ignored
+  return MPI_SUCCESS;
+}
+MGEN_MPI_ALIAS(Info_create)
+
+int PMPI_Info_set(MPI_Info, const char*, const char*) {
+  return MPI_SUCCESS;
+}
+MGEN_MPI_ALIAS(Info_set)
+
+int PMPI_Info_free(MPI_Info* info) {
+  *info = MPI_INFO_NULL;
+  return MPI_SUCCESS;
+}
+MGEN_MPI_ALIAS(Info_free)
+
+}  // extern "C"

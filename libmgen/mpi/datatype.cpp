@@ -1,0 +1,409 @@
+// Derived datatypes: constructors, commit/free, sizes and extents, MPI_Pack/Unpack, and
+// user-defined operations.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "mpi/shim.hpp"
+
+using namespace mgen::mpi;
+using namespace mgen::mpi::abi;
+
+namespace {
+
+// One block of a new type: `count` elements of `type` starting `disp` bytes in.
+struct TypeBlock {
+  int64_t disp;
+  int count;
+  MPI_Datatype type;
+};
+
+// Builds a type from blocks (every constructor reduces to this).
+DType build(const std::vector<TypeBlock>& blocks, int combiner) {
+  DType t;
+  t.committed = false;
+  t.combiner = combiner;
+  bool first = true;
+  bool same_base = true;
+  int base = 0;
+  MPI_Datatype mpi_base = 0;
+  for (const TypeBlock& b : blocks) {
+    if (b.count < 0) fail(MPI_ERR_COUNT, fmt::format("negative block length {}", b.count));
+    const DType& o = dtype_any(b.type);
+    if (b.count == 0) continue;
+    const int64_t ext = o.extent();
+    for (int i = 0; i < b.count; ++i) {
+      const int64_t at = b.disp + static_cast<int64_t>(i) * ext;
+      for (const auto& [off, len] : o.segs) {
+        if (!t.segs.empty() && t.segs.back().first + static_cast<int64_t>(t.segs.back().second) == at + off) {
+          t.segs.back().second += len;
+        } else if (len > 0) {
+          t.segs.emplace_back(at + off, len);
+        }
+      }
+    }
+    const int64_t lo = b.disp + o.lb + std::min<int64_t>(0, (b.count - 1) * ext);
+    const int64_t hi = b.disp + o.ub + std::max<int64_t>(0, (b.count - 1) * ext);
+    const int64_t tlo = b.disp + o.true_lb + std::min<int64_t>(0, (b.count - 1) * ext);
+    const int64_t thi = b.disp + o.true_ub + std::max<int64_t>(0, (b.count - 1) * ext);
+    if (first) {
+      t.lb = lo;
+      t.ub = hi;
+      t.true_lb = tlo;
+      t.true_ub = thi;
+      base = o.base;
+      mpi_base = o.mpi_base;
+      first = false;
+    } else {
+      t.lb = std::min(t.lb, lo);
+      t.ub = std::max(t.ub, hi);
+      t.true_lb = std::min(t.true_lb, tlo);
+      t.true_ub = std::max(t.true_ub, thi);
+    }
+    if (o.base != base || o.base == 0) same_base = false;
+    t.size += o.size * static_cast<uint64_t>(b.count);
+    t.base_count += o.base_count * static_cast<uint64_t>(b.count);
+  }
+  t.base = same_base ? base : 0;
+  t.mpi_base = same_base ? mpi_base : 0;
+  // Segments relative to the buffer start; `dense` compares the first with offset 0.
+  return t;
+}
+
+MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner) {
+  return add_type(build(blocks, combiner));
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
+    *out = make({{0, count, old}}, MPI_COMBINER_CONTIGUOUS);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_contiguous)
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_vector", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    const int64_t ext = dtype_any(old).extent();
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({static_cast<int64_t>(i) * stride * ext, blocklength, old});
+    *out = make(b, MPI_COMBINER_VECTOR);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_vector)
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_create_hvector", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({static_cast<int64_t>(i) * stride, blocklength, old});
+    *out = make(b, MPI_COMBINER_HVECTOR);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_hvector)
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* out) {
+  return PMPI_Type_create_hvector(count, blocklength, stride, old, out);
+}
+MGEN_MPI_ALIAS(Type_hvector)
+
+int PMPI_Type_indexed(int count, const int lens[], const int displs[], MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_indexed", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    const int64_t ext = dtype_any(old).extent();
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({static_cast<int64_t>(displs[i]) * ext, lens[i], old});
+    *out = make(b, MPI_COMBINER_INDEXED);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_indexed)
+
+int PMPI_Type_create_hindexed(int count, const int lens[], const MPI_Aint displs[], MPI_Datatype old,
+                              MPI_Datatype* out) {
+  return call("MPI_Type_create_hindexed", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({displs[i], lens[i], old});
+    *out = make(b, MPI_COMBINER_HINDEXED);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_hindexed)
+
+int PMPI_Type_create_indexed_block(int count, int len, const int displs[], MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_create_indexed_block", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    const int64_t ext = dtype_any(old).extent();
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({static_cast<int64_t>(displs[i]) * ext, len, old});
+    *out = make(b, MPI_COMBINER_INDEXED_BLOCK);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_indexed_block)
+
+int PMPI_Type_create_hindexed_block(int count, int len, const MPI_Aint displs[], MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_create_hindexed_block", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({displs[i], len, old});
+    *out = make(b, MPI_COMBINER_HINDEXED_BLOCK);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_hindexed_block)
+
+int PMPI_Type_create_struct(int count, const int lens[], const MPI_Aint displs[], const MPI_Datatype types[],
+                            MPI_Datatype* out) {
+  return call("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    std::vector<TypeBlock> b;
+    for (int i = 0; i < count; ++i)
+      b.push_back({displs[i], lens[i], types[i]});
+    *out = make(b, MPI_COMBINER_STRUCT);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_struct)
+
+int PMPI_Type_struct(int count, int lens[], MPI_Aint displs[], MPI_Datatype types[], MPI_Datatype* out) {
+  return PMPI_Type_create_struct(count, lens, displs, types, out);
+}
+MGEN_MPI_ALIAS(Type_struct)
+
+int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out) {
+  return call("MPI_Type_create_resized", MPI_COMM_WORLD, [&] {
+    DType t = build({{0, 1, old}}, MPI_COMBINER_RESIZED);
+    t.lb = lb;
+    t.ub = lb + extent;
+    *out = add_type(std::move(t));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_resized)
+
+int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_dup", MPI_COMM_WORLD, [&] {
+    DType t = dtype_any(old);
+    t.predefined = false;
+    t.committed = true;
+    t.combiner = MPI_COMBINER_DUP;
+    *out = add_type(std::move(t));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_dup)
+
+int PMPI_Type_commit(MPI_Datatype* type) {
+  return call("MPI_Type_commit", MPI_COMM_WORLD, [&] {
+    if (DType* d = derived(*type)) {
+      d->committed = true;
+    } else {
+      dtype_any(*type);
+    }
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_commit)
+
+int PMPI_Type_free(MPI_Datatype* type) {
+  return call("MPI_Type_free", MPI_COMM_WORLD, [&] {
+    DType* d = derived(*type);
+    if (d == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
+    *d = DType{};
+    d->size = ~uint64_t{0};  // a free slot
+    *type = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_free)
+
+int PMPI_Type_size(MPI_Datatype type, int* size) {
+  return call("MPI_Type_size", MPI_COMM_WORLD, [&] {
+    const uint64_t s = dtype_any(type).size;
+    *size = s > INT_MAX ? MPI_UNDEFINED : static_cast<int>(s);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_size)
+
+int PMPI_Type_size_x(MPI_Datatype type, MPI_Count* size) {
+  return call("MPI_Type_size_x", MPI_COMM_WORLD, [&] {
+    *size = static_cast<MPI_Count>(dtype_any(type).size);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_size_x)
+
+int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) {
+  return call("MPI_Type_get_extent", MPI_COMM_WORLD, [&] {
+    const DType& t = dtype_any(type);
+    *lb = t.lb;
+    *extent = t.extent();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_extent)
+
+int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) {
+  MPI_Aint l = 0, e = 0;
+  const int rc = PMPI_Type_get_extent(type, &l, &e);
+  *lb = l;
+  *extent = e;
+  return rc;
+}
+MGEN_MPI_ALIAS(Type_get_extent_x)
+
+int PMPI_Type_extent(MPI_Datatype type, MPI_Aint* extent) {
+  MPI_Aint lb = 0;
+  return PMPI_Type_get_extent(type, &lb, extent);
+}
+MGEN_MPI_ALIAS(Type_extent)
+
+int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) {
+  return call("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&] {
+    const DType& t = dtype_any(type);
+    *lb = t.true_lb;
+    *extent = t.true_ub - t.true_lb;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_true_extent)
+
+int PMPI_Type_lb(MPI_Datatype type, MPI_Aint* lb) {
+  MPI_Aint e = 0;
+  return PMPI_Type_get_extent(type, lb, &e);
+}
+MGEN_MPI_ALIAS(Type_lb)
+
+int PMPI_Type_ub(MPI_Datatype type, MPI_Aint* ub) {
+  MPI_Aint lb = 0, e = 0;
+  const int rc = PMPI_Type_get_extent(type, &lb, &e);
+  *ub = lb + e;
+  return rc;
+}
+MGEN_MPI_ALIAS(Type_ub)
+
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+MGEN_MPI_ALIAS(Get_address)
+
+int PMPI_Address(void* location, MPI_Aint* address) {
+  return PMPI_Get_address(location, address);
+}
+MGEN_MPI_ALIAS(Address)
+
+int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
+  return call("MPI_Type_set_name", MPI_COMM_WORLD, [&] {
+    DType* d = derived(type);
+    if (d == nullptr) fail(MPI_ERR_TYPE, "cannot rename a predefined datatype");
+    d->name = name;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_set_name)
+
+int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
+  return call("MPI_Type_get_name", MPI_COMM_WORLD, [&] {
+    const DType& t = dtype_any(type);
+    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t.name.c_str());
+    *resultlen = static_cast<int>(std::strlen(name));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_name)
+
+int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm, int* size) {
+  return call("MPI_Pack_size", MPI_COMM_WORLD, [&] {
+    check_count(incount);
+    *size = byte_count(dtype(type).size * static_cast<uint64_t>(incount));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Pack_size)
+
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, int outsize, int* position, MPI_Comm) {
+  return call("MPI_Pack", MPI_COMM_WORLD, [&] {
+    check_count(incount);
+    const DType& t = dtype(type);
+    const uint64_t n = t.size * static_cast<uint64_t>(incount);
+    if (*position < 0 || static_cast<uint64_t>(*position) + n > static_cast<uint64_t>(outsize)) {
+      fail(MPI_ERR_TRUNCATE,
+           fmt::format("packing {} bytes at position {} overflows the {}-byte buffer", n, *position, outsize));
+    }
+    pack(inbuf, incount, t, static_cast<std::byte*>(outbuf) + *position);
+    *position += static_cast<int>(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Pack)
+
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype type, MPI_Comm) {
+  return call("MPI_Unpack", MPI_COMM_WORLD, [&] {
+    check_count(outcount);
+    const DType& t = dtype(type);
+    const uint64_t n = t.size * static_cast<uint64_t>(outcount);
+    if (*position < 0 || static_cast<uint64_t>(*position) + n > static_cast<uint64_t>(insize)) {
+      fail(MPI_ERR_TRUNCATE,
+           fmt::format("unpacking {} bytes at position {} overruns the {}-byte buffer", n, *position, insize));
+    }
+    unpack(static_cast<const std::byte*>(inbuf) + *position, n, outbuf, outcount, t);
+    *position += static_cast<int>(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Unpack)
+
+int PMPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
+  return call("MPI_Op_create", MPI_COMM_WORLD, [&] {
+    auto& ops = state().ops;
+    size_t i = 0;
+    while (i < ops.size() && ops[i].used)
+      ++i;
+    if (i == ops.size()) ops.emplace_back();
+    ops[i] = UserOp{fn, commute != 0, true};
+    *op = static_cast<MPI_Op>(0x98000000u | i);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op* op) {
+  return call("MPI_Op_free", MPI_COMM_WORLD, [&] {
+    if (user_op(*op) == nullptr) fail(MPI_ERR_OP, "MPI_Op_free of a predefined or invalid operation");
+    state().ops[static_cast<uint32_t>(*op) & 0xffff].used = false;
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+  return call("MPI_Op_commutative", MPI_COMM_WORLD, [&] {
+    const UserOp* u = user_op(op);
+    if (u == nullptr) mgen_op(op);
+    *commute = u == nullptr || u->commute ? 1 : 0;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Op_commutative)
+
+}  // extern "C"

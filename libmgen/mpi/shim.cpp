@@ -1,0 +1,786 @@
+// The MPI layer's core: per-rank state, the Call wrapper (compute charging, error handlers),
+// handle translation, datatypes and packing, requests and their completion.
+#include "mpi/shim.hpp"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include "core/datatype.hpp"
+#include "mgen/mpi/run.hpp"
+#include "mpi/nbc.hpp"
+
+namespace mgen::mpi::abi {
+namespace {
+
+constexpr uint32_t kKindMask = 0xfc000000u;
+constexpr uint32_t kCommKind = 0x84000000u;
+constexpr uint32_t kGroupKind = 0x88000000u;
+constexpr uint32_t kTypeKind = 0xcc000000u;
+constexpr uint32_t kRequestKind = 0xac000000u;
+
+// An MPI error raised by the MPI layer itself (MGEN errors arrive as api::CallError).
+struct MpiError {
+  int mpi_class;
+  std::string message;
+};
+
+struct Shim {
+  uint64_t run = 0;  // World::serial() of the run the states belong to
+  std::vector<std::unique_ptr<RankState>> ranks;
+  std::vector<api::Scope*> scopes;  // the outermost Call's Scope, per rank
+};
+Shim g_shim;
+
+int to_mpi_class(int mgen_class) {
+  switch (mgen_class) {
+    case MGEN_ERR_BUFFER:
+      return MPI_ERR_BUFFER;
+    case MGEN_ERR_COUNT:
+      return MPI_ERR_COUNT;
+    case MGEN_ERR_TYPE:
+      return MPI_ERR_TYPE;
+    case MGEN_ERR_TAG:
+      return MPI_ERR_TAG;
+    case MGEN_ERR_COMM:
+      return MPI_ERR_COMM;
+    case MGEN_ERR_RANK:
+      return MPI_ERR_RANK;
+    case MGEN_ERR_REQUEST:
+      return MPI_ERR_REQUEST;
+    case MGEN_ERR_ROOT:
+      return MPI_ERR_ROOT;
+    case MGEN_ERR_GROUP:
+      return MPI_ERR_GROUP;
+    case MGEN_ERR_OP:
+      return MPI_ERR_OP;
+    case MGEN_ERR_TOPOLOGY:
+      return MPI_ERR_TOPOLOGY;
+    case MGEN_ERR_DIMS:
+      return MPI_ERR_DIMS;
+    case MGEN_ERR_ARG:
+      return MPI_ERR_ARG;
+    case MGEN_ERR_TRUNCATE:
+      return MPI_ERR_TRUNCATE;
+    case MGEN_ERR_INTERN:
+      return MPI_ERR_INTERN;
+    default:
+      return MPI_ERR_OTHER;
+  }
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+RankState& state_of(World& w, RankId id) {
+  if (g_shim.run != w.serial()) {
+    g_shim.ranks.clear();
+    g_shim.ranks.resize(w.size());
+    g_shim.scopes.assign(w.size(), nullptr);
+    g_shim.run = w.serial();
+  }
+  auto& p = g_shim.ranks[id];
+  if (!p) p = std::make_unique<RankState>();
+  return *p;
+}
+
+// ---- predefined datatypes
+
+struct Builtin {
+  MPI_Datatype handle;
+  int mgen;  // 0: no MGEN type (size-only; no reductions)
+  uint32_t size;
+  const char* name;
+};
+
+template <class V>
+struct Pair {
+  V v;
+  int i;
+};
+
+const Builtin kBuiltins[] = {
+    {MPI_CHAR, MGEN_CHAR, 1, "MPI_CHAR"},
+    {MPI_SIGNED_CHAR, MGEN_SIGNED_CHAR, 1, "MPI_SIGNED_CHAR"},
+    {MPI_UNSIGNED_CHAR, MGEN_UNSIGNED_CHAR, 1, "MPI_UNSIGNED_CHAR"},
+    {MPI_BYTE, MGEN_BYTE, 1, "MPI_BYTE"},
+    {MPI_WCHAR, MGEN_INT32_T, sizeof(wchar_t), "MPI_WCHAR"},
+    {MPI_SHORT, MGEN_SHORT, sizeof(short), "MPI_SHORT"},
+    {MPI_UNSIGNED_SHORT, MGEN_UNSIGNED_SHORT, sizeof(short), "MPI_UNSIGNED_SHORT"},
+    {MPI_INT, MGEN_INT, sizeof(int), "MPI_INT"},
+    {MPI_UNSIGNED, MGEN_UNSIGNED, sizeof(unsigned), "MPI_UNSIGNED"},
+    {MPI_LONG, MGEN_LONG, sizeof(long), "MPI_LONG"},
+    {MPI_UNSIGNED_LONG, MGEN_UNSIGNED_LONG, sizeof(long), "MPI_UNSIGNED_LONG"},
+    {MPI_FLOAT, MGEN_FLOAT, sizeof(float), "MPI_FLOAT"},
+    {MPI_DOUBLE, MGEN_DOUBLE, sizeof(double), "MPI_DOUBLE"},
+    {MPI_LONG_DOUBLE, MGEN_LONG_DOUBLE, sizeof(long double), "MPI_LONG_DOUBLE"},
+    {MPI_LONG_LONG_INT, MGEN_LONG_LONG, sizeof(long long), "MPI_LONG_LONG"},
+    {MPI_UNSIGNED_LONG_LONG, MGEN_UNSIGNED_LONG_LONG, sizeof(long long), "MPI_UNSIGNED_LONG_LONG"},
+    {MPI_PACKED, MGEN_BYTE, 1, "MPI_PACKED"},
+    {MPI_FLOAT_INT, MGEN_FLOAT_INT, sizeof(Pair<float>), "MPI_FLOAT_INT"},
+    {MPI_DOUBLE_INT, MGEN_DOUBLE_INT, sizeof(Pair<double>), "MPI_DOUBLE_INT"},
+    {MPI_LONG_INT, MGEN_LONG_INT, sizeof(Pair<long>), "MPI_LONG_INT"},
+    {MPI_SHORT_INT, MGEN_SHORT_INT, sizeof(Pair<short>), "MPI_SHORT_INT"},
+    {MPI_2INT, MGEN_2INT, sizeof(Pair<int>), "MPI_2INT"},
+    {MPI_LONG_DOUBLE_INT, MGEN_LONG_DOUBLE_INT, sizeof(Pair<long double>), "MPI_LONG_DOUBLE_INT"},
+    {MPI_COMPLEX, 0, 8, "MPI_COMPLEX"},
+    {MPI_DOUBLE_COMPLEX, 0, 16, "MPI_DOUBLE_COMPLEX"},
+    {MPI_LOGICAL, MGEN_INT32_T, 4, "MPI_LOGICAL"},
+    {MPI_REAL, MGEN_FLOAT, 4, "MPI_REAL"},
+    {MPI_DOUBLE_PRECISION, MGEN_DOUBLE, 8, "MPI_DOUBLE_PRECISION"},
+    {MPI_INTEGER, MGEN_INT32_T, 4, "MPI_INTEGER"},
+    {MPI_2INTEGER, MGEN_2INT, 8, "MPI_2INTEGER"},
+    {MPI_2REAL, 0, 8, "MPI_2REAL"},
+    {MPI_2DOUBLE_PRECISION, 0, 16, "MPI_2DOUBLE_PRECISION"},
+    {MPI_CHARACTER, MGEN_CHAR, 1, "MPI_CHARACTER"},
+    {MPI_REAL4, MGEN_FLOAT, 4, "MPI_REAL4"},
+    {MPI_REAL8, MGEN_DOUBLE, 8, "MPI_REAL8"},
+    {MPI_REAL16, MGEN_LONG_DOUBLE, 16, "MPI_REAL16"},
+    {MPI_COMPLEX8, 0, 8, "MPI_COMPLEX8"},
+    {MPI_COMPLEX16, 0, 16, "MPI_COMPLEX16"},
+    {MPI_COMPLEX32, 0, 32, "MPI_COMPLEX32"},
+    {MPI_INTEGER1, MGEN_INT8_T, 1, "MPI_INTEGER1"},
+    {MPI_INTEGER2, MGEN_INT16_T, 2, "MPI_INTEGER2"},
+    {MPI_INTEGER4, MGEN_INT32_T, 4, "MPI_INTEGER4"},
+    {MPI_INTEGER8, MGEN_INT64_T, 8, "MPI_INTEGER8"},
+    {MPI_INT8_T, MGEN_INT8_T, 1, "MPI_INT8_T"},
+    {MPI_INT16_T, MGEN_INT16_T, 2, "MPI_INT16_T"},
+    {MPI_INT32_T, MGEN_INT32_T, 4, "MPI_INT32_T"},
+    {MPI_INT64_T, MGEN_INT64_T, 8, "MPI_INT64_T"},
+    {MPI_UINT8_T, MGEN_UINT8_T, 1, "MPI_UINT8_T"},
+    {MPI_UINT16_T, MGEN_UINT16_T, 2, "MPI_UINT16_T"},
+    {MPI_UINT32_T, MGEN_UINT32_T, 4, "MPI_UINT32_T"},
+    {MPI_UINT64_T, MGEN_UINT64_T, 8, "MPI_UINT64_T"},
+    {MPI_C_BOOL, MGEN_C_BOOL, sizeof(bool), "MPI_C_BOOL"},
+    {MPI_CXX_BOOL, MGEN_C_BOOL, sizeof(bool), "MPI_CXX_BOOL"},
+    {MPI_C_FLOAT_COMPLEX, 0, 8, "MPI_C_FLOAT_COMPLEX"},
+    {MPI_C_DOUBLE_COMPLEX, 0, 16, "MPI_C_DOUBLE_COMPLEX"},
+    {MPI_C_LONG_DOUBLE_COMPLEX, 0, 32, "MPI_C_LONG_DOUBLE_COMPLEX"},
+    {MPI_CXX_FLOAT_COMPLEX, 0, 8, "MPI_CXX_FLOAT_COMPLEX"},
+    {MPI_CXX_DOUBLE_COMPLEX, 0, 16, "MPI_CXX_DOUBLE_COMPLEX"},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, 0, 32, "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+    {MPI_AINT, MGEN_INT64_T, 8, "MPI_AINT"},
+    {MPI_OFFSET, MGEN_INT64_T, 8, "MPI_OFFSET"},
+    {MPI_COUNT, MGEN_INT64_T, 8, "MPI_COUNT"},
+};
+
+const std::map<MPI_Datatype, DType>& builtins() {
+  static const std::map<MPI_Datatype, DType> table = [] {
+    std::map<MPI_Datatype, DType> t;
+    for (const Builtin& b : kBuiltins) {
+      DType d;
+      d.size = b.size;
+      d.lb = d.true_lb = 0;
+      d.ub = d.true_ub = b.size;
+      d.segs = {{0, b.size}};
+      d.base = b.mgen;
+      d.mpi_base = b.handle;
+      d.base_count = 1;
+      d.predefined = true;
+      d.name = b.name;
+      t.emplace(b.handle, std::move(d));
+    }
+    return t;
+  }();
+  return table;
+}
+
+// ---- user-defined reductions (the core's extra-reduction hooks)
+
+// The datatypes user operations are applied to, per rank: MGEN type id kExtraBase + index.
+struct ReductionTypes {
+  std::deque<std::pair<MPI_Datatype, TypeInfo>> types;
+};
+std::vector<ReductionTypes> g_reduction_types;
+
+RankState& current_state();
+
+const TypeInfo* extra_type_info(int type) {
+  World* w = World::active();
+  if (w == nullptr || !w->in_rank()) return nullptr;
+  const auto& t = g_reduction_types[w->current().id].types;
+  const size_t i = static_cast<size_t>(type - kExtraBase);
+  return i < t.size() ? &t[i].second : nullptr;
+}
+
+std::string extra_reduce(int op, int type, const void* in, void* inout, uint64_t count) {
+  World* w = World::active();
+  if (w == nullptr || !w->in_rank()) return "user operation outside a rank";
+  RankState& st = current_state();
+  const size_t o = static_cast<size_t>(op - kExtraBase);
+  const auto& types = g_reduction_types[w->current().id].types;
+  const size_t t = static_cast<size_t>(type - kExtraBase);
+  if (o >= st.ops.size() || !st.ops[o].used || t >= types.size()) return "invalid user-defined operation";
+  if (count == 0 || in == nullptr || inout == nullptr) return {};
+  int len = static_cast<int>(count);
+  MPI_Datatype dt = types[t].first;
+  st.ops[o].fn(const_cast<void*>(in), inout, &len, &dt);
+  return {};
+}
+
+RankState& current_state() {
+  World& w = *World::active();
+  return state_of(w, w.current().id);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ calls
+
+bool in_rank() {
+  World* w = World::active();
+  return w != nullptr && w->in_rank();
+}
+
+RankState& state() {
+  return current_state();
+}
+
+api::Scope& scope() {
+  return *g_shim.scopes[World::active()->current().id];
+}
+
+void fail(int mpi_class, const std::string& message) {
+  throw MpiError{mpi_class, message};
+}
+
+int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& body) {
+  World* w = World::active();
+  if (w == nullptr || !w->in_rank()) {
+    std::fprintf(stderr, "mgen: %s called outside a simulated rank; run the program with `mgen run`\n", name);
+    return MPI_ERR_OTHER;
+  }
+  RankState& st = state_of(*w, w->current().id);
+  if (st.depth > 0) {
+    ++st.depth;
+    struct Down {
+      RankState& s;
+      ~Down() { --s.depth; }
+    } down{st};
+    return body();
+  }
+  Rank& r = w->current();
+  const bool measure = w->job().measure_compute;
+  if (measure) {
+    const double now = thread_cpu_seconds();
+    const double t = std::max(0.0, now - st.cpu_mark) * w->node_config().cpu_scale;
+    if (t > 0) w->compute(r, simcore::Time::ps(std::llround(t * 1e12)));
+  }
+  api::Binding& b = api::binding();
+  b.name = name;
+  b.throw_errors = true;
+  api::Scope s(name);
+  g_shim.scopes[r.id] = &s;
+  ++st.depth;
+  struct Leave {
+    RankState& st;
+    api::Binding& b;
+    bool measure;
+    ~Leave() {
+      --st.depth;
+      b = api::Binding{};
+      if (measure) st.cpu_mark = thread_cpu_seconds();
+    }
+  } leave{st, b, measure};
+  int mpi_class = MPI_SUCCESS;
+  std::string message;
+  try {
+    return body();
+  } catch (const api::CallError& e) {
+    mpi_class = to_mpi_class(e.error_class);
+    message = e.message;
+  } catch (const MpiError& e) {
+    mpi_class = e.mpi_class;
+    message = e.message;
+  }
+  // MPI's error handlers: the communicator's, MPI_ERRORS_ARE_FATAL unless set.
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  PMPI_Error_string(mpi_class, text, &len);
+  const std::string report = fmt::format("rank {}: {}: {}: {}", r.id, name, text, message);
+  auto it = st.comm_errhandler.find(comm_handle);
+  const MPI_Errhandler eh = it == st.comm_errhandler.end() ? MPI_ERRORS_ARE_FATAL : it->second;
+  if (eh == MPI_ERRORS_RETURN) return mpi_class;
+  if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
+    const size_t i = static_cast<size_t>(eh) & 0xffff;
+    if (i < st.errhandlers.size() && st.errhandlers[i].fn) {
+      b = api::Binding{};
+      MPI_Comm c = comm_handle;
+      int code = mpi_class;
+      st.errhandlers[i].fn(&c, &code);
+      return mpi_class;
+    }
+  }
+  b = api::Binding{};
+  w->fail(report);
+}
+
+void mpi_program_begin_impl() {
+  World* w = World::active();
+  RankState& st = state_of(*w, w->current().id);
+  st.cpu_mark = thread_cpu_seconds();
+  if (g_reduction_types.size() != w->size()) g_reduction_types.assign(w->size(), {});
+  set_extra_reductions(ExtraReductions{&extra_reduce, &extra_type_info});
+}
+
+void mpi_program_end_impl() {
+  World* w = World::active();
+  RankState& st = state_of(*w, w->current().id);
+  if (w->job().measure_compute) {
+    const double t = std::max(0.0, thread_cpu_seconds() - st.cpu_mark) * w->node_config().cpu_scale;
+    if (t > 0) w->compute(w->current(), simcore::Time::ps(std::llround(t * 1e12)));
+  }
+  // Buffered and freed sends still in flight complete before the rank is done.
+  if (!st.detached.empty()) {
+    std::vector<MGEN_Request> d;
+    for (auto& [h, data] : st.detached)
+      d.push_back(h);
+    MGEN_Waitall(static_cast<int>(d.size()), d.data(), MGEN_STATUSES_IGNORE);
+    st.detached.clear();
+  }
+}
+
+// The MGEN type id a user operation sees for `t` (registered on first use).
+int reduction_type(MPI_Datatype t) {
+  World* w = World::active();
+  if (g_reduction_types.size() != w->size()) g_reduction_types.assign(w->size(), {});
+  auto& types = g_reduction_types[w->current().id].types;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i].first == t) return kExtraBase + static_cast<int>(i);
+  }
+  const DType& d = dtype(t);
+  types.emplace_back(
+      t, TypeInfo{"a datatype of a user-defined operation", static_cast<uint32_t>(d.size), TypeInfo::Kind::kByte});
+  return kExtraBase + static_cast<int>(types.size() - 1);
+}
+
+// ------------------------------------------------------------------ handles
+
+MGEN_Comm comm(MPI_Comm c) {
+  if (c == MPI_COMM_WORLD) return MGEN_COMM_WORLD;
+  if (c == MPI_COMM_SELF) return MGEN_COMM_SELF;
+  if ((static_cast<uint32_t>(c) & kKindMask) == kCommKind) {
+    const MGEN_Comm h = static_cast<MGEN_Comm>(static_cast<uint32_t>(c) & ~kKindMask);
+    Rank& r = scope().rank();
+    if (h > 2 && static_cast<size_t>(h) < r.comms.size() && r.comms[h]) return h;
+  }
+  fail(MPI_ERR_COMM, c == MPI_COMM_NULL ? "MPI_COMM_NULL" : fmt::format("invalid communicator {:#x}", c));
+}
+
+MPI_Comm to_mpi_comm(MGEN_Comm c) {
+  if (c == MGEN_COMM_NULL) return MPI_COMM_NULL;
+  if (c == MGEN_COMM_WORLD) return MPI_COMM_WORLD;
+  if (c == MGEN_COMM_SELF) return MPI_COMM_SELF;
+  return static_cast<MPI_Comm>(kCommKind | static_cast<uint32_t>(c));
+}
+
+MGEN_Group group(MPI_Group g) {
+  if (g == MPI_GROUP_EMPTY) return MGEN_GROUP_EMPTY;
+  if ((static_cast<uint32_t>(g) & kKindMask) == kGroupKind) {
+    return static_cast<MGEN_Group>(static_cast<uint32_t>(g) & ~kKindMask);
+  }
+  fail(MPI_ERR_GROUP, g == MPI_GROUP_NULL ? "MPI_GROUP_NULL" : fmt::format("invalid group {:#x}", g));
+}
+
+MPI_Group to_mpi_group(MGEN_Group g) {
+  if (g == MGEN_GROUP_NULL) return MPI_GROUP_NULL;
+  if (g == MGEN_GROUP_EMPTY) return MPI_GROUP_EMPTY;
+  return static_cast<MPI_Group>(kGroupKind | static_cast<uint32_t>(g));
+}
+
+DType* derived(MPI_Datatype t) {
+  if ((static_cast<uint32_t>(t) & kKindMask) != kTypeKind) return nullptr;
+  RankState& st = state();
+  const size_t i = static_cast<uint32_t>(t) & ~kKindMask;
+  if (i >= st.types.size() || st.types[i].size == ~uint64_t{0}) return nullptr;
+  return &st.types[i];
+}
+
+const DType& dtype(MPI_Datatype t) {
+  const DType& d = dtype_any(t);
+  if (!d.committed) fail(MPI_ERR_TYPE, "datatype used in communication before MPI_Type_commit");
+  return d;
+}
+
+const DType& dtype_any(MPI_Datatype t) {
+  const auto& b = builtins();
+  auto it = b.find(t);
+  if (it != b.end()) return it->second;
+  if (DType* d = derived(t)) return *d;
+  fail(MPI_ERR_TYPE, t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : fmt::format("invalid datatype {:#x}", t));
+}
+
+MPI_Datatype add_type(DType t) {
+  RankState& st = state();
+  for (size_t i = 0; i < st.types.size(); ++i) {
+    if (st.types[i].size == ~uint64_t{0}) {
+      st.types[i] = std::move(t);
+      return static_cast<MPI_Datatype>(kTypeKind | i);
+    }
+  }
+  st.types.push_back(std::move(t));
+  return static_cast<MPI_Datatype>(kTypeKind | (st.types.size() - 1));
+}
+
+int mgen_op(MPI_Op op) {
+  const uint32_t v = static_cast<uint32_t>(op);
+  if ((v & 0xffffff00u) == 0x58000000u && (v & 0xff) >= MGEN_MAX && (v & 0xff) <= MGEN_REPLACE) {
+    return static_cast<int>(v & 0xff);
+  }
+  if (const UserOp* u = user_op(op)) {
+    (void)u;
+    return kExtraBase + static_cast<int>(v & 0xffff);
+  }
+  fail(MPI_ERR_OP, op == MPI_OP_NULL ? "MPI_OP_NULL" : fmt::format("invalid operation {:#x}", op));
+}
+
+const UserOp* user_op(MPI_Op op) {
+  const uint32_t v = static_cast<uint32_t>(op);
+  if ((v & 0xffff0000u) != 0x98000000u) return nullptr;
+  RankState& st = state();
+  const size_t i = v & 0xffff;
+  return i < st.ops.size() && st.ops[i].used ? &st.ops[i] : nullptr;
+}
+
+void check_count(int count) {
+  if (count < 0) fail(MPI_ERR_COUNT, fmt::format("negative count {}", count));
+}
+
+void set_status(MPI_Status* out, const MGEN_Status& in) {
+  if (out == MPI_STATUS_IGNORE || out == nullptr) return;
+  out->MPI_SOURCE = in.MGEN_SOURCE == MGEN_PROC_NULL    ? MPI_PROC_NULL
+                    : in.MGEN_SOURCE == MGEN_ANY_SOURCE ? MPI_ANY_SOURCE
+                                                        : in.MGEN_SOURCE;
+  out->MPI_TAG = in.MGEN_TAG;
+  out->MPI_ERROR = MPI_SUCCESS;
+  const uint64_t bytes = static_cast<uint64_t>(in.count_bytes);
+  out->count_lo = static_cast<int>(bytes & 0xffffffffu);
+  out->count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1);
+}
+
+void set_status_empty(MPI_Status* out) {
+  if (out == MPI_STATUS_IGNORE || out == nullptr) return;
+  out->MPI_SOURCE = MPI_ANY_SOURCE;
+  out->MPI_TAG = MPI_ANY_TAG;
+  out->MPI_ERROR = MPI_SUCCESS;
+  out->count_lo = 0;
+  out->count_hi_and_cancelled = 0;
+}
+
+uint64_t status_bytes(const MPI_Status* s) {
+  return static_cast<uint32_t>(s->count_lo) |
+         (static_cast<uint64_t>(static_cast<uint32_t>(s->count_hi_and_cancelled) >> 1) << 32);
+}
+
+// ------------------------------------------------------------------ packing
+
+void pack(const void* buf, int count, const DType& t, std::byte* out) {
+  const auto* base = static_cast<const std::byte*>(buf);
+  for (int i = 0; i < count; ++i) {
+    const std::byte* e = base + static_cast<int64_t>(i) * t.extent();
+    for (const auto& [off, len] : t.segs) {
+      std::memcpy(out, e + off, len);
+      out += len;
+    }
+  }
+}
+
+void unpack(const std::byte* in, uint64_t bytes, void* buf, int count, const DType& t) {
+  auto* base = static_cast<std::byte*>(buf);
+  for (int i = 0; i < count && bytes > 0; ++i) {
+    std::byte* e = base + static_cast<int64_t>(i) * t.extent();
+    for (const auto& [off, len] : t.segs) {
+      const uint64_t n = std::min<uint64_t>(len, bytes);
+      std::memcpy(e + off, in, n);
+      in += n;
+      bytes -= n;
+      if (bytes == 0) break;
+    }
+  }
+}
+
+Flat Flat::in(const void* buf, int count, MPI_Datatype t) {
+  check_count(count);
+  Flat f;
+  f.type_ = &dtype(t);
+  f.count_ = count;
+  f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
+  if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
+    f.data_ = const_cast<void*>(buf);
+    if (buf != MPI_IN_PLACE && buf != nullptr && !f.type_->segs.empty()) {
+      f.data_ = static_cast<std::byte*>(const_cast<void*>(buf)) + f.type_->segs[0].first;
+    }
+    if (f.bytes_ == 0) f.data_ = const_cast<void*>(buf);
+    return f;
+  }
+  f.temp_.resize(f.bytes_);
+  if (buf != nullptr) pack(buf, count, *f.type_, f.temp_.data());
+  f.data_ = f.temp_.data();
+  return f;
+}
+
+Flat Flat::out(void* buf, int count, MPI_Datatype t) {
+  check_count(count);
+  Flat f;
+  f.type_ = &dtype(t);
+  f.count_ = count;
+  f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
+  if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
+    f.data_ = buf;
+    return f;
+  }
+  f.temp_.resize(f.bytes_);
+  f.user_ = buf;
+  f.data_ = f.temp_.data();
+  return f;
+}
+
+void Flat::finish(uint64_t received) {
+  if (user_ == nullptr) return;
+  unpack(temp_.data(), std::min(received, bytes_), user_, count_, *type_);
+}
+
+int byte_count(uint64_t bytes) {
+  if (bytes > static_cast<uint64_t>(INT32_MAX)) {
+    fail(MPI_ERR_COUNT, fmt::format("a message of {} bytes (more than 2 GiB) is not supported", bytes));
+  }
+  return static_cast<int>(bytes);
+}
+
+// ------------------------------------------------------------------ requests
+
+MPI_Request new_request(Request** out) {
+  RankState& st = state();
+  uint32_t i;
+  if (!st.free_requests.empty()) {
+    i = st.free_requests.back();
+    st.free_requests.pop_back();
+  } else {
+    i = static_cast<uint32_t>(st.requests.size());
+    st.requests.emplace_back();
+  }
+  st.requests[i] = Request{};
+  *out = &st.requests[i];
+  return static_cast<MPI_Request>(kRequestKind | i);
+}
+
+Request& request(MPI_Request r) {
+  RankState& st = state();
+  const uint32_t i = static_cast<uint32_t>(r) & ~kKindMask;
+  if ((static_cast<uint32_t>(r) & kKindMask) != kRequestKind || i >= st.requests.size() ||
+      st.requests[i].kind == Request::Kind::kFree) {
+    fail(MPI_ERR_REQUEST, r == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL" : fmt::format("invalid request {:#x}", r));
+  }
+  return st.requests[i];
+}
+
+void free_request(MPI_Request* r) {
+  RankState& st = state();
+  const uint32_t i = static_cast<uint32_t>(*r) & ~kKindMask;
+  st.requests[i] = Request{};
+  st.free_requests.push_back(i);
+  *r = MPI_REQUEST_NULL;
+}
+
+bool is_active(MPI_Request r) {
+  if (r == MPI_REQUEST_NULL) return false;
+  const Request& q = request(r);
+  return !q.persistent || q.active;
+}
+
+namespace {
+
+bool world_complete(MGEN_Request inner) {
+  return scope().rank().requests[static_cast<uint32_t>(inner - 1)].complete;
+}
+
+// Completes request `r` (known complete): unpacks, fills the status, frees or deactivates.
+// Host overheads were charged by whatever waited for it.
+void finish(MPI_Request* rp, MPI_Status* status) {
+  Request& q = request(*rp);
+  MGEN_Status ms{};
+  bool cancelled = false;
+  if (q.kind == Request::Kind::kP2P) {
+    Rank& r = scope().rank();
+    const uint32_t w = static_cast<uint32_t>(q.inner - 1);
+    const Status& s = r.requests[w].status;
+    cancelled = s.cancelled;
+    ms.MGEN_SOURCE = s.source;
+    ms.MGEN_TAG = s.tag;
+    ms.MGEN_ERROR = s.error;
+    ms.count_bytes = static_cast<long long>(s.bytes);
+    r.free_request_slot(w);
+    if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, dtype(q.dtype));
+  } else if (q.kind == Request::Kind::kDone) {
+    ms = q.done_status;
+  } else {
+    ms.MGEN_SOURCE = MGEN_ANY_SOURCE;
+    ms.MGEN_TAG = MGEN_ANY_TAG;
+  }
+  set_status(status, ms);
+  if (cancelled && status != MPI_STATUS_IGNORE && status != nullptr) status->count_hi_and_cancelled |= 1;
+  q.temp.clear();
+  if (q.persistent) {
+    q.active = false;
+    q.inner = MGEN_REQUEST_NULL;
+    return;
+  }
+  free_request(rp);
+}
+
+// World request indices the rank may block on: those of its unfinished collectives.
+void nbc_inflight(std::vector<uint32_t>& out) {
+  RankState& st = state();
+  for (uint32_t i : st.active_nbc) {
+    const Nbc& n = *st.requests[i].nbc;
+    const Rank& r = scope().rank();
+    for (uint32_t q : n.inflight) {
+      if (!r.requests[q].complete) out.push_back(q);  // waiting on a complete one would spin
+    }
+  }
+}
+
+// Blocks until one of `qs` (world request indices) completes.
+void block_any(std::vector<uint32_t>& qs) {
+  if (qs.empty()) fail(MPI_ERR_INTERN, "waiting on nothing");
+  scope().world().wait_any(scope().rank(), qs.data(), static_cast<uint32_t>(qs.size()));
+}
+
+void inner_of(MPI_Request r, std::vector<uint32_t>& out) {
+  if (!is_active(r)) return;
+  const Request& q = request(r);
+  if (q.kind == Request::Kind::kP2P && !world_complete(q.inner)) out.push_back(static_cast<uint32_t>(q.inner - 1));
+}
+
+}  // namespace
+
+bool is_complete(MPI_Request r) {
+  if (!is_active(r)) return true;
+  const Request& q = request(r);
+  switch (q.kind) {
+    case Request::Kind::kP2P:
+      return world_complete(q.inner);
+    case Request::Kind::kNbc:
+      return q.nbc->done;
+    default:
+      return true;
+  }
+}
+
+void progress_nbc() {
+  RankState& st = state();
+  for (size_t k = 0; k < st.active_nbc.size();) {
+    Request& q = st.requests[st.active_nbc[k]];
+    if (advance(*q.nbc)) {
+      st.active_nbc.erase(st.active_nbc.begin() + static_cast<ptrdiff_t>(k));
+    } else {
+      ++k;
+    }
+  }
+}
+
+void sync_engine() {
+  std::vector<uint32_t> qs;
+  nbc_inflight(qs);
+  RankState& st = state();
+  for (uint32_t i = 0; i < st.requests.size() && qs.empty(); ++i) {
+    const Request& q = st.requests[i];
+    if (q.kind == Request::Kind::kP2P && q.inner != MGEN_REQUEST_NULL && !world_complete(q.inner)) {
+      qs.push_back(static_cast<uint32_t>(q.inner - 1));
+    }
+  }
+  for (uint32_t q : qs) {
+    if (!scope().rank().requests[q].complete) {
+      scope().world().test(scope().rank(), q);
+      return;
+    }
+  }
+}
+
+void wait(MPI_Request* rp, MPI_Status* status) {
+  if (!is_active(*rp)) {
+    set_status_empty(status);
+    return;
+  }
+  Request& q = request(*rp);
+  if (q.kind == Request::Kind::kP2P && state().active_nbc.empty()) {
+    const uint32_t w = static_cast<uint32_t>(q.inner - 1);
+    scope().world().wait_all(scope().rank(), &w, 1);  // charges the receive overhead
+    finish(rp, status);
+    return;
+  }
+  for (;;) {
+    progress_nbc();
+    if (is_complete(*rp)) break;
+    std::vector<uint32_t> qs;
+    inner_of(*rp, qs);
+    nbc_inflight(qs);
+    block_any(qs);
+  }
+  finish(rp, status);
+}
+
+bool test(MPI_Request* rp, MPI_Status* status) {
+  if (!is_active(*rp)) {
+    set_status_empty(status);
+    return true;
+  }
+  progress_nbc();
+  if (!is_complete(*rp)) {
+    Request& q = request(*rp);
+    if (q.kind == Request::Kind::kP2P) {
+      scope().world().test(scope().rank(), static_cast<uint32_t>(q.inner - 1));
+    } else {
+      sync_engine();
+    }
+    progress_nbc();
+    if (!is_complete(*rp)) return false;
+  }
+  finish(rp, status);
+  return true;
+}
+
+bool wait_some_ready(int n, MPI_Request reqs[]) {
+  for (;;) {
+    progress_nbc();
+    bool any_active = false;
+    for (int i = 0; i < n; ++i) {
+      if (!is_active(reqs[i])) continue;
+      any_active = true;
+      if (is_complete(reqs[i])) return true;
+    }
+    if (!any_active) return false;
+    std::vector<uint32_t> qs;
+    for (int i = 0; i < n; ++i)
+      inner_of(reqs[i], qs);
+    nbc_inflight(qs);
+    block_any(qs);
+  }
+}
+
+void complete(MPI_Request* r, MPI_Status* status) {
+  finish(r, status);
+}
+
+}  // namespace mgen::mpi::abi
+
+namespace mgen::mpi {
+void mpi_program_begin() {
+  abi::mpi_program_begin_impl();
+}
+void mpi_program_end() {
+  abi::mpi_program_end_impl();
+}
+int current_rank() {
+  World* w = World::active();
+  return w != nullptr && w->in_rank() ? static_cast<int>(w->current().id) : -1;
+}
+}  // namespace mgen::mpi

@@ -1,0 +1,199 @@
+// The MPI ABI layer: MPI_* and PMPI_* with the ABI of MPICH's mpi.h, over the MGEN layer.
+//
+// An application compiled against MPICH's header links libmgen instead of libmpi. Every
+// binding opens a Call: it charges the CPU time the rank spent since its previous MPI call
+// (times node.cpu_scale), names the call for reports, turns MGEN errors into MPI error
+// classes handled by the communicator's error handler, then translates handles (MPICH's
+// integer handles to MGEN's), packs derived datatypes, and calls the MGEN layer.
+//
+// State that MPI keeps per process (derived datatypes, user ops, requests, error handlers,
+// attributes, windows) lives here per rank, indexed by world rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/facade.hpp"
+
+namespace mgen::mpi::abi {
+
+// ------------------------------------------------------------------ datatypes
+// A datatype as a list of contiguous segments of one element (offsets from the buffer start,
+// in typemap order, adjacent ones merged), its bounds, and, when every basic element is the
+// same predefined type, that type (what reductions need).
+struct DType {
+  uint64_t size = 0;
+  int64_t lb = 0, ub = 0;
+  int64_t true_lb = 0, true_ub = 0;
+  std::vector<std::pair<int64_t, uint64_t>> segs;
+  int base = 0;               // MGEN predefined type of every element, or 0 if mixed
+  MPI_Datatype mpi_base = 0;  // the same as an MPI handle (for Get_elements)
+  uint64_t base_count = 0;    // basic elements per element of this type
+  bool predefined = false;
+  bool committed = true;
+  int combiner = MPI_COMBINER_NAMED;
+  std::string name;
+
+  int64_t extent() const { return ub - lb; }
+  // One segment starting where the element starts, and elements abut: a plain byte range.
+  bool dense() const { return segs.size() == 1 && segs[0].first == 0 && static_cast<int64_t>(size) == extent(); }
+};
+
+// ------------------------------------------------------------------ requests
+struct Nbc;
+struct Request {
+  enum class Kind : uint8_t { kFree, kP2P, kNbc, kDone } kind = Kind::kFree;
+  MGEN_Request inner = MGEN_REQUEST_NULL;  // kP2P while active
+  bool persistent = false, active = false;
+  // A receive of a non-dense datatype lands in `temp` and is unpacked on completion.
+  void* user_buf = nullptr;
+  int count = 0;
+  MPI_Datatype dtype = 0;
+  std::vector<std::byte> temp;
+  bool unpack = false;
+  // Persistent operations: the arguments to start them again.
+  enum class Op : uint8_t { kSend, kSsend, kBsend, kRsend, kRecv } op = Op::kSend;
+  const void* sbuf = nullptr;
+  int peer = 0, tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MGEN_Status done_status{};  // kDone
+  std::unique_ptr<Nbc> nbc;
+};
+
+struct UserOp {
+  MPI_User_function* fn = nullptr;
+  bool commute = true;
+  bool used = false;
+};
+
+struct Errhandler {
+  MPI_Comm_errhandler_function* fn = nullptr;
+  bool used = false;
+};
+
+struct Keyval {
+  MPI_Comm_copy_attr_function* copy = nullptr;
+  MPI_Comm_delete_attr_function* del = nullptr;
+  void* extra = nullptr;
+  bool used = false;
+};
+
+struct Win;
+
+// Everything MPI keeps per process, for one rank.
+struct RankState {
+  std::vector<DType> types;  // derived datatypes, by handle index
+  std::vector<UserOp> ops;
+  std::vector<Request> requests;
+  std::vector<uint32_t> free_requests;
+  std::vector<Errhandler> errhandlers;
+  std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
+  std::vector<Keyval> keyvals;
+  std::unordered_map<MPI_Comm, std::unordered_map<int, void*>> attrs;
+  std::unordered_map<MPI_Comm, uint32_t> nbc_seq;  // non-blocking collectives started per comm
+  std::vector<uint32_t> active_nbc;                // request indices of unfinished ones
+  // Freed or buffered sends still in flight, with the copy of the data they send.
+  std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
+  std::vector<std::shared_ptr<Win>> wins;  // by handle index
+  void* bsend_buf = nullptr;
+  int bsend_size = 0;
+  bool initialized = false, finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+  double cpu_mark = 0;  // thread CPU seconds when the rank last left MPI
+  int depth = 0;        // nesting of Calls (bindings calling bindings)
+};
+
+// The calling rank's state (inside a Call).
+RankState& state();
+api::Scope& scope();  // the Scope of the outermost Call: world, rank, error reporting
+
+// Raises an MPI error in the current call (handled by the communicator's error handler).
+[[noreturn]] void fail(int mpi_class, const std::string& message);
+
+// Runs a binding: see the file comment. `comm` selects the error handler.
+int call(const char* name, MPI_Comm comm, const std::function<int()>& body);
+// For functions valid before MPI_Init / outside a rank (they do not need a rank).
+bool in_rank();
+
+// ------------------------------------------------------------------ handle translation
+MGEN_Comm comm(MPI_Comm c);  // fails with MPI_ERR_COMM on an invalid handle
+MPI_Comm to_mpi_comm(MGEN_Comm c);
+MGEN_Group group(MPI_Group g);
+MPI_Group to_mpi_group(MGEN_Group g);
+const DType& dtype(MPI_Datatype t);      // fails with MPI_ERR_TYPE (also if not committed)
+const DType& dtype_any(MPI_Datatype t);  // committed or not (type constructors, queries)
+DType* derived(MPI_Datatype t);          // null for predefined types
+MPI_Datatype add_type(DType t);
+int mgen_op(MPI_Op op);            // predefined: the MGEN op; user: fails unless `allow_user`
+const UserOp* user_op(MPI_Op op);  // null for predefined
+void check_count(int count);
+void set_status(MPI_Status* out, const MGEN_Status& in);
+void set_status_empty(MPI_Status* out);  // MPI's empty status (PROC_NULL, null requests)
+uint64_t status_bytes(const MPI_Status* s);
+
+// Packing: `count` elements of `t` at `buf` <-> contiguous bytes.
+void pack(const void* buf, int count, const DType& t, std::byte* out);
+void unpack(const std::byte* in, uint64_t bytes, void* buf, int count, const DType& t);
+
+// A buffer as the MGEN layer sees it: contiguous bytes, packed on the way in when the
+// datatype is not dense, unpacked on the way out by finish().
+class Flat {
+ public:
+  // For data going out (send buffers): packs now if needed.
+  static Flat in(const void* buf, int count, MPI_Datatype t);
+  // For data coming in (receive buffers): a temporary if needed, unpacked by finish().
+  static Flat out(void* buf, int count, MPI_Datatype t);
+  void* data() const { return data_; }
+  uint64_t bytes() const { return bytes_; }
+  const DType& type() const { return *type_; }
+  void finish(uint64_t received);  // unpack `received` bytes into the user's buffer
+  void finish() { finish(bytes_); }
+
+ private:
+  void* data_ = nullptr;
+  uint64_t bytes_ = 0;
+  void* user_ = nullptr;
+  int count_ = 0;
+  const DType* type_ = nullptr;
+  std::vector<std::byte> temp_;
+};
+
+// MGEN takes int counts; the MPI layer sends bytes.
+int byte_count(uint64_t bytes);
+
+// ------------------------------------------------------------------ requests
+MPI_Request new_request(Request** out);
+Request& request(MPI_Request r);  // fails with MPI_ERR_REQUEST
+void free_request(MPI_Request* r);
+// Waits for `r` (progressing every unfinished non-blocking collective of the rank meanwhile)
+// and completes it: unpacks, fills the status, frees or deactivates it.
+void wait(MPI_Request* r, MPI_Status* status);
+// True and completed if done now.
+bool test(MPI_Request* r, MPI_Status* status);
+// Waits until at least one of the active requests is complete (none active: returns false).
+bool wait_some_ready(int n, MPI_Request reqs[]);
+bool is_complete(MPI_Request r);  // no blocking; exact right after a blocking call
+bool is_active(MPI_Request r);    // not null and not an inactive persistent request
+void progress_nbc();              // advance the rank's non-blocking collectives
+// Brings the engine up to the rank's clock (so completion flags are exact) at the price of a
+// poll.
+void sync_engine();
+// Completes a request known to be complete (status, unpacking, freeing).
+void complete(MPI_Request* r, MPI_Status* status);
+
+// The MGEN type id user operations see for a datatype.
+int reduction_type(MPI_Datatype t);
+void mpi_program_begin_impl();
+void mpi_program_end_impl();
+
+}  // namespace mgen::mpi::abi
+
+// Definitions of MPI_X as weak aliases of PMPI_X (as MPICH does), so profilers can interpose.
+#define MGEN_PRAGMA(x) _Pragma(#x)
+#define MGEN_MPI_ALIAS(n) MGEN_PRAGMA(weak MPI_##n = PMPI_##n)
