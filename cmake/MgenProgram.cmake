@@ -1,13 +1,31 @@
-# mgen_add_program(<name> <sources>...)
+# mgen_add_program(<name> [MPI] <sources>...)
 #
-# Builds an MGEN program (C or C++ defining MGEN_Main) as a module `<name>.so` that
-# `mgen run -n N <name>` loads. The program sees both <mgen/mgen.h> and "mgen.h" (NSIM-ACE's
-# spelling). C is compiled with -fexceptions so that a run that stops can unwind every rank.
+# Builds a program as a module `<name>.so` that `mgen run -n N <name>` loads.
+#
+# Without MPI: an MGEN program (C or C++ defining MGEN_Main). It sees both <mgen/mgen.h> and
+# "mgen.h" (NSIM-ACE's spelling).
+#
+# With MPI: an unmodified MPI program (defining main), built as mgen-cc builds it: MPICH's
+# mpi.h, MGEN_SIMULATED defined (so <mgen/mpix.h> can be included for MPI_Comp), references to
+# its own globals bound inside the module (so each rank's private copy uses its own), exit()
+# routed to mgen (so one rank's exit ends that rank, not the simulator).
+#
+# C is compiled with -fexceptions so that a run that stops can unwind every rank.
 function(mgen_add_program name)
-  add_library(${name} MODULE ${ARGN})
+  cmake_parse_arguments(ARG "MPI" "" "" ${ARGN})
+  add_library(${name} MODULE ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE mgen::mgen)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include/mgen)
   target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fexceptions>)
   set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so" C_STANDARD 11
                                            LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  if(ARG_MPI)
+    target_include_directories(${name} SYSTEM PRIVATE ${MGEN_MPICH_INCLUDE})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+    target_compile_definitions(${name} PRIVATE MPICH_SKIP_MPICXX MGEN_SIMULATED=1)
+    # gcc 12 misreads MPICH's MPI_STATUSES_IGNORE as a zero-sized array.
+    target_compile_options(${name} PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-stringop-overflow>)
+    target_link_options(${name} PRIVATE -Wl,-Bsymbolic -Wl,--wrap=exit)
+  else()
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include/mgen)
+  endif()
 endfunction()

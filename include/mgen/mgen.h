@@ -198,6 +198,14 @@ int MGEN_Comm_dup(MGEN_Comm comm, MGEN_Comm* newcomm);
 int MGEN_Comm_free(MGEN_Comm* comm);
 int MGEN_Comm_group(MGEN_Comm comm, MGEN_Group* group);
 int MGEN_Comm_create(MGEN_Comm comm, MGEN_Group group, MGEN_Comm* newcomm);
+/* Intercommunicators: point-to-point between two disjoint groups (ranks name the remote
+ * group); collectives on them are refused. */
+int MGEN_Intercomm_create(MGEN_Comm local_comm, int local_leader, MGEN_Comm peer_comm, int remote_leader, int tag,
+                          MGEN_Comm* newintercomm);
+int MGEN_Intercomm_merge(MGEN_Comm intercomm, int high, MGEN_Comm* newintracomm);
+int MGEN_Comm_test_inter(MGEN_Comm comm, int* flag);
+int MGEN_Comm_remote_size(MGEN_Comm comm, int* size);
+int MGEN_Comm_remote_group(MGEN_Comm comm, MGEN_Group* group);
 int MGEN_Group_size(MGEN_Group group, int* size);
 int MGEN_Group_rank(MGEN_Group group, int* rank);
 int MGEN_Group_incl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newgroup);

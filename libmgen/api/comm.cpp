@@ -63,14 +63,14 @@ extern "C" {
 int MGEN_Comm_rank(MGEN_Comm comm, int* rank) {
   Scope s("MGEN_Comm_rank");
   if (!s) return api::outside("MGEN_Comm_rank");
-  *rank = s.comm(comm).rank;
+  *rank = s.any_comm(comm).rank;
   return MGEN_SUCCESS;
 }
 
 int MGEN_Comm_size(MGEN_Comm comm, int* size) {
   Scope s("MGEN_Comm_size");
   if (!s) return api::outside("MGEN_Comm_size");
-  *size = s.comm(comm).size();
+  *size = s.any_comm(comm).size();
   return MGEN_SUCCESS;
 }
 
@@ -100,10 +100,11 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
 int MGEN_Comm_dup(MGEN_Comm comm, MGEN_Comm* newcomm) {
   Scope s("MGEN_Comm_dup", static_cast<int>(kNone), kAnyTag, comm);
   if (!s) return api::outside("MGEN_Comm_dup");
-  Comm& c = s.comm(comm);
-  agree(s, c);
+  Comm& c = s.any_comm(comm);
+  if (!c.inter()) agree(s, c);  // both sides of an intercommunicator derive the same context
   auto dup = make_comm(s, c.derive_context(0xd0d0), c.group);
   dup->cart = c.cart;
+  dup->remote = c.remote;
   *newcomm = add_comm(s.rank(), std::move(dup));
   return MGEN_SUCCESS;
 }
@@ -132,7 +133,7 @@ int MGEN_Comm_free(MGEN_Comm* comm) {
   if (comm == nullptr) s.fail(MGEN_ERR_ARG, "null communicator pointer");
   if (*comm == MGEN_COMM_WORLD || *comm == MGEN_COMM_SELF)
     s.fail(MGEN_ERR_COMM, "cannot free a predefined communicator");
-  s.comm(*comm);
+  s.any_comm(*comm);
   s.rank().comms[*comm].reset();
   *comm = MGEN_COMM_NULL;
   return MGEN_SUCCESS;
@@ -141,7 +142,135 @@ int MGEN_Comm_free(MGEN_Comm* comm) {
 int MGEN_Comm_group(MGEN_Comm comm, MGEN_Group* group) {
   Scope s("MGEN_Comm_group");
   if (!s) return api::outside("MGEN_Comm_group");
-  *group = add_group(s.rank(), s.comm(comm).group);
+  *group = add_group(s.rank(), s.any_comm(comm).group);
+  return MGEN_SUCCESS;
+}
+
+// ---------------------------------------------------------------- intercommunicators
+
+namespace {
+
+// Point-to-point on the user's context of `c` (Intercomm_create's leaders talk on peer_comm
+// with the caller's tag, as MPI specifies).
+void exchange(Scope& s, Comm& c, int peer, int tag, const void* out, uint64_t out_bytes, void* in, uint64_t in_bytes) {
+  World& w = s.world();
+  const uint32_t qs[2] = {w.post_recv(s.rank(), in, in_bytes, static_cast<int>(c.peer(peer)), tag, c.context, false),
+                          w.post_send(s.rank(), out, out_bytes, c.peer(peer), tag, c, c.context, false)};
+  w.wait_all(s.rank(), qs, 2);
+  const Status st = s.rank().requests[qs[0]].status;
+  s.rank().free_request_slot(qs[0]);
+  s.rank().free_request_slot(qs[1]);
+  if (st.error != 0) {
+    s.fail(MGEN_ERR_TRUNCATE, fmt::format("the leaders' exchange on the peer communicator (tag {}) received a "
+                                          "{}-byte message where {} were expected",
+                                          tag, st.message_bytes, in_bytes));
+  }
+}
+
+void bcast(Scope& s, Comm& c, void* buf, uint64_t bytes, int root) {
+  colls::Channel ch(s.world(), s.rank(), c);
+  colls::select_bcast(c.size(), bytes, s.world().collectives()).fn(ch, buf, bytes, root);
+}
+
+}  // namespace
+
+int MGEN_Intercomm_create(MGEN_Comm local_comm, int local_leader, MGEN_Comm peer_comm, int remote_leader, int tag,
+                          MGEN_Comm* newintercomm) {
+  Scope s("MGEN_Intercomm_create", static_cast<int>(kNone), tag, local_comm);
+  if (!s) return api::outside("MGEN_Intercomm_create");
+  Comm& lc = s.comm(local_comm);
+  s.check_root(lc, local_leader);
+  s.check_tag(tag, false);
+  // Every local member derives a candidate context; the group whose leader has the lower
+  // world rank gives the one both sides use.
+  const uint64_t mine = lc.derive_context(0x1c7e);
+  // The leaders swap [leader's world rank, candidate context, group size] and member lists,
+  // then each broadcasts what it learnt to its group.
+  uint64_t head[3] = {0, 0, 0};
+  std::vector<uint64_t> remote;
+  if (lc.rank == local_leader) {
+    Comm& pc = s.comm(peer_comm);
+    s.check_rank(pc, remote_leader, "remote leader", false, false);
+    const uint64_t out[3] = {s.rank().id, mine, static_cast<uint64_t>(lc.size())};
+    exchange(s, pc, remote_leader, tag, out, sizeof out, head, sizeof head);
+    std::vector<uint64_t> members(static_cast<size_t>(lc.size()));
+    for (int i = 0; i < lc.size(); ++i)
+      members[static_cast<size_t>(i)] = lc.world(i);
+    remote.resize(head[2]);
+    exchange(s, pc, remote_leader, tag, members.data(), members.size() * 8, remote.data(), remote.size() * 8);
+  }
+  bcast(s, lc, head, sizeof head, local_leader);
+  remote.resize(head[2]);
+  bcast(s, lc, remote.data(), remote.size() * 8, local_leader);
+  std::vector<RankId> members(remote.begin(), remote.end());
+  for (RankId m : members) {
+    if (m >= s.world().size()) s.fail(MGEN_ERR_INTERN, "corrupt remote group");
+    if (lc.group->rank_of(m) >= 0) {
+      s.fail(MGEN_ERR_COMM, fmt::format("world rank {} is in both groups of the intercommunicator", m));
+    }
+  }
+  const uint64_t context = lc.world(local_leader) < head[0] ? mine : head[1];
+  auto ic = make_comm(s, context, lc.group);
+  ic->remote = s.world().intern_group(std::move(members));
+  *newintercomm = add_comm(s.rank(), std::move(ic));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Intercomm_merge(MGEN_Comm intercomm, int high, MGEN_Comm* newintracomm) {
+  Scope s("MGEN_Intercomm_merge", static_cast<int>(kNone), kAnyTag, intercomm);
+  if (!s) return api::outside("MGEN_Intercomm_merge");
+  Comm& ic = s.any_comm(intercomm);
+  if (!ic.inter()) s.fail(MGEN_ERR_COMM, "not an intercommunicator");
+  // Each side learns the other's `high`: local rank r hears from remote rank r mod remote_size
+  // and tells every remote rank j with j mod local_size == r (on the collective context).
+  const int ls = ic.size(), rs = ic.peer_size();
+  World& w = s.world();
+  const int32_t mine = high != 0 ? 1 : 0;
+  int32_t theirs = 0;
+  std::vector<uint32_t> qs;
+  qs.push_back(w.post_recv(s.rank(), &theirs, 4, static_cast<int>(ic.peer(ic.rank % rs)), 0, ic.coll_context(), true));
+  for (int j = ic.rank; j < rs; j += ls)
+    qs.push_back(w.post_send(s.rank(), &mine, 4, ic.peer(j), 0, ic, ic.coll_context(), true));
+  w.wait_all(s.rank(), qs.data(), static_cast<uint32_t>(qs.size()));
+  for (uint32_t q : qs)
+    s.rank().free_request_slot(q);
+  // The "low" group comes first; equal flags are ordered by the groups' first world ranks.
+  const bool local_first = mine != theirs ? mine == 0 : ic.world(0) < ic.peer(0);
+  const Group& first = local_first ? *ic.group : *ic.remote;
+  const Group& second = local_first ? *ic.remote : *ic.group;
+  std::vector<RankId> members;
+  members.reserve(static_cast<size_t>(ls + rs));
+  for (int i = 0; i < first.size(); ++i)
+    members.push_back(first.world(i));
+  for (int i = 0; i < second.size(); ++i)
+    members.push_back(second.world(i));
+  const uint64_t context = ic.derive_context(0x3e76);
+  *newintracomm = add_comm(s.rank(), make_comm(s, context, w.intern_group(std::move(members))));
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_test_inter(MGEN_Comm comm, int* flag) {
+  Scope s("MGEN_Comm_test_inter");
+  if (!s) return api::outside("MGEN_Comm_test_inter");
+  *flag = s.any_comm(comm).inter() ? 1 : 0;
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_remote_size(MGEN_Comm comm, int* size) {
+  Scope s("MGEN_Comm_remote_size");
+  if (!s) return api::outside("MGEN_Comm_remote_size");
+  Comm& c = s.any_comm(comm);
+  if (!c.inter()) s.fail(MGEN_ERR_COMM, "not an intercommunicator");
+  *size = c.peer_size();
+  return MGEN_SUCCESS;
+}
+
+int MGEN_Comm_remote_group(MGEN_Comm comm, MGEN_Group* group) {
+  Scope s("MGEN_Comm_remote_group");
+  if (!s) return api::outside("MGEN_Comm_remote_group");
+  Comm& c = s.any_comm(comm);
+  if (!c.inter()) s.fail(MGEN_ERR_COMM, "not an intercommunicator");
+  *group = add_group(s.rank(), c.remote);
   return MGEN_SUCCESS;
 }
 

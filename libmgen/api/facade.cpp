@@ -71,11 +71,22 @@ void Scope::fail(int error_class, const std::string& message) {
   world_->fail(fmt::format("rank {}: {}: {}: {}", rank_->id, name_, error_class_name(error_class), message));
 }
 
-Comm& Scope::comm(MGEN_Comm handle) {
+Comm& Scope::any_comm(MGEN_Comm handle) {
   if (handle <= 0 || static_cast<size_t>(handle) >= rank_->comms.size() || !rank_->comms[handle]) {
     fail(MGEN_ERR_COMM, fmt::format("invalid communicator {}", handle));
   }
   return *rank_->comms[handle];
+}
+
+Comm& Scope::comm(MGEN_Comm handle) {
+  Comm& c = any_comm(handle);
+  if (c.inter()) {
+    fail(MGEN_ERR_COMM, fmt::format("communicator {} is an intercommunicator; mgen supports those for "
+                                    "point-to-point, Comm_rank/size/remote_size/remote_group/dup/free and "
+                                    "Intercomm_merge only",
+                                    handle));
+  }
+  return c;
 }
 
 uint32_t Scope::type_size(MGEN_Datatype type) {
@@ -90,10 +101,11 @@ uint64_t Scope::bytes(int count, MGEN_Datatype type) {
 }
 
 void Scope::check_rank(const Comm& c, int rank, const char* what, bool any_ok, bool null_ok) {
-  if (rank >= 0 && rank < c.size()) return;
+  if (rank >= 0 && rank < c.peer_size()) return;
   if (any_ok && rank == MGEN_ANY_SOURCE) return;
   if (null_ok && rank == MGEN_PROC_NULL) return;
-  fail(MGEN_ERR_RANK, fmt::format("{} {} is not a rank of the communicator (size {})", what, rank, c.size()));
+  fail(MGEN_ERR_RANK, fmt::format("{} {} is not a rank of the {}communicator (size {})", what, rank,
+                                  c.inter() ? "remote group of the inter" : "", c.peer_size()));
 }
 
 void Scope::check_root(const Comm& c, int root) {

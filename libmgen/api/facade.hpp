@@ -43,11 +43,14 @@ class Scope {
   const char* name() const { return name_; }
 
   [[noreturn]] void fail(int error_class, const std::string& message);
+  // A communicator for collectives and communicator calls; intercommunicators are refused.
   Comm& comm(MGEN_Comm handle);
+  // Any communicator, intercommunicators included (point-to-point, queries, free).
+  Comm& any_comm(MGEN_Comm handle);
   // count >= 0 and a valid datatype; returns count * size.
   uint64_t bytes(int count, MGEN_Datatype type);
   uint32_t type_size(MGEN_Datatype type);
-  // A rank of `c`: [0, size), or MGEN_ANY_SOURCE / MGEN_PROC_NULL where allowed.
+  // A point-to-point rank of `c` ([0, peer_size)), or MGEN_ANY_SOURCE / MGEN_PROC_NULL where allowed.
   void check_rank(const Comm& c, int rank, const char* what, bool any_ok, bool null_ok);
   void check_root(const Comm& c, int root);
   void check_tag(int tag, bool any_ok);
@@ -68,7 +71,7 @@ class Scope {
 void set_status(MGEN_Status* out, const Status& s);
 // World rank for a communicator rank, or kAnySource for MGEN_ANY_SOURCE.
 inline int world_or_any(const Comm& c, int rank) {
-  return rank == MGEN_ANY_SOURCE ? kAnySource : static_cast<int>(c.world(rank));
+  return rank == MGEN_ANY_SOURCE ? kAnySource : static_cast<int>(c.peer(rank));
 }
 // Called outside a run: say so and return MGEN_ERR_OTHER.
 int outside(const char* name);

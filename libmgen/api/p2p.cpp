@@ -1,4 +1,7 @@
 // Point-to-point: send, receive, their non-blocking forms, completion and probes.
+#include <fmt/format.h>
+
+#include <string>
 #include <vector>
 
 #include "api/facade.hpp"
@@ -17,17 +20,17 @@ MGEN_Request null_peer_request(Rank& r, ReqKind kind) {
 }
 
 MGEN_Request post_send(Scope& s, const void* buf, int count, MGEN_Datatype type, int dest, int tag, MGEN_Comm comm) {
-  Comm& c = s.comm(comm);
+  Comm& c = s.any_comm(comm);
   const uint64_t bytes = s.bytes(count, type);
   s.check_tag(tag, false);
   s.check_rank(c, dest, "destination", false, true);
   if (dest == MGEN_PROC_NULL) return null_peer_request(s.rank(), ReqKind::kSend);
-  const uint32_t q = s.world().post_send(s.rank(), buf, bytes, c.world(dest), tag, c, c.context, false);
+  const uint32_t q = s.world().post_send(s.rank(), buf, bytes, c.peer(dest), tag, c, c.context, false);
   return static_cast<MGEN_Request>(q + 1);
 }
 
 MGEN_Request post_recv(Scope& s, void* buf, int count, MGEN_Datatype type, int source, int tag, MGEN_Comm comm) {
-  Comm& c = s.comm(comm);
+  Comm& c = s.any_comm(comm);
   const uint64_t capacity = s.bytes(count, type);
   s.check_tag(tag, true);
   s.check_rank(c, source, "source", true, true);
@@ -36,23 +39,41 @@ MGEN_Request post_recv(Scope& s, void* buf, int count, MGEN_Datatype type, int s
   return static_cast<MGEN_Request>(q + 1);
 }
 
-// Completes and frees request q, reporting its status.
-void finish(Scope& s, uint32_t q, MGEN_Status* status) {
-  api::set_status(status, s.rank().requests[q].status);
-  s.rank().free_request_slot(q);
+// Why a completed receive failed, for the error report.
+std::string truncation(const Status& st, uint64_t capacity) {
+  return fmt::format("a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} bytes",
+                     st.message_bytes, st.source, st.tag, capacity);
 }
 
-// Completes a whole array of (complete) requests: statuses, frees, handles set to null.
+// Completes and frees request q, reporting its status; returns the error, if any, with its text.
+int complete_one(Scope& s, uint32_t q, MGEN_Status* status, std::string* why) {
+  const Request& req = s.rank().requests[q];
+  api::set_status(status, req.status);
+  const int error = req.status.error;
+  if (error == kErrTruncated && why->empty()) *why = truncation(req.status, req.capacity);
+  s.rank().free_request_slot(q);
+  return error;
+}
+
+void finish(Scope& s, uint32_t q, MGEN_Status* status) {
+  std::string why;
+  if (complete_one(s, q, status, &why) != 0) s.fail(MGEN_ERR_TRUNCATE, why);
+}
+
+// Completes a whole array of (complete) requests: statuses, frees, handles set to null. A
+// failed one is reported once all are complete.
 void finish_all(Scope& s, const std::vector<uint32_t>& qs, MGEN_Request requests[], MGEN_Status statuses[]) {
+  std::string why;
   for (size_t i = 0; i < qs.size(); ++i) {
     MGEN_Status* st = statuses == MGEN_STATUSES_IGNORE ? MGEN_STATUS_IGNORE : &statuses[i];
     if (qs[i] == kNone) {
       api::set_status(st, Status{});
       continue;
     }
-    finish(s, qs[i], st);
+    complete_one(s, qs[i], st, &why);
     requests[i] = MGEN_REQUEST_NULL;
   }
+  if (!why.empty()) s.fail(MGEN_ERR_TRUNCATE, why);
 }
 
 }  // namespace
@@ -101,8 +122,8 @@ int MGEN_Sendrecv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, in
   const uint32_t qs[2] = {static_cast<uint32_t>(post_recv(s, recvbuf, recvcount, recvtype, source, recvtag, comm) - 1),
                           static_cast<uint32_t>(post_send(s, sendbuf, sendcount, sendtype, dest, sendtag, comm) - 1)};
   s.world().wait_all(s.rank(), qs, 2);
-  finish(s, qs[0], status);
   s.rank().free_request_slot(qs[1]);
+  finish(s, qs[0], status);
   return MGEN_SUCCESS;
 }
 
@@ -188,7 +209,7 @@ int MGEN_Testall(int count, MGEN_Request requests[], int* flag, MGEN_Status stat
 int MGEN_Probe(int source, int tag, MGEN_Comm comm, MGEN_Status* status) {
   Scope s("MGEN_Probe", source, tag, comm);
   if (!s) return api::outside("MGEN_Probe");
-  Comm& c = s.comm(comm);
+  Comm& c = s.any_comm(comm);
   s.check_tag(tag, true);
   s.check_rank(c, source, "source", true, true);
   if (source == MGEN_PROC_NULL) {
@@ -202,7 +223,7 @@ int MGEN_Probe(int source, int tag, MGEN_Comm comm, MGEN_Status* status) {
 int MGEN_Iprobe(int source, int tag, MGEN_Comm comm, int* flag, MGEN_Status* status) {
   Scope s("MGEN_Iprobe", source, tag, comm);
   if (!s) return api::outside("MGEN_Iprobe");
-  Comm& c = s.comm(comm);
+  Comm& c = s.any_comm(comm);
   s.check_tag(tag, true);
   s.check_rank(c, source, "source", true, true);
   if (source == MGEN_PROC_NULL) {

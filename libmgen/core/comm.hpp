@@ -44,8 +44,15 @@ struct Comm {
   int rank = 0;
   uint32_t children = 0;  // communicators derived so far: every member derives the same ids
   std::optional<CartTopology> cart;
+  // Intercommunicators: the other group. Point-to-point ranks name its members; `group` and
+  // `rank` stay the local side (MPI_Comm_size/rank).
+  std::shared_ptr<const Group> remote;
 
   int size() const { return group->size(); }
+  bool inter() const { return remote != nullptr; }
+  // Ranks that point-to-point calls name: the remote group's for intercommunicators.
+  int peer_size() const { return remote ? remote->size() : size(); }
+  RankId peer(int r) const { return remote ? remote->world(r) : group->world(r); }
   uint64_t coll_context() const { return context + 1; }
   RankId world(int r) const { return group->world(r); }
   // Context of the next communicator derived from this one with `color` (collective calls in

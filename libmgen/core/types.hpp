@@ -25,9 +25,14 @@ struct Status {
   int source = kAnySource;  // rank in the communicator
   int tag = kAnyTag;
   int error = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;  // received: at most the receive buffer's capacity
   bool cancelled = false;
+  uint64_t message_bytes = 0;  // with error kErrTruncated: the whole message's length
 };
+
+// Status.error of a receive whose message was longer than its buffer (= MGEN_ERR_TRUNCATE).
+// The receive completes with the first `bytes` of the message, as MPI prescribes.
+constexpr int kErrTruncated = 15;
 
 // What matching looks at, plus the order the sender issued it in.
 struct Envelope {

@@ -88,8 +88,8 @@ World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const Node
     // Several ranks of a node share its NICs round-robin.
     rank.endpoint = rank.node * t.nics_per_node() + on_node[rank.node]++ % t.nics_per_node();
     rank.comms.resize(3);
-    rank.comms[1] = std::make_unique<Comm>(Comm{2, world_group, static_cast<int>(r), 0, std::nullopt});
-    rank.comms[2] = std::make_unique<Comm>(Comm{4, Group::of({r}), 0, 0, std::nullopt});
+    rank.comms[1] = std::make_unique<Comm>(Comm{2, world_group, static_cast<int>(r), 0, std::nullopt, nullptr});
+    rank.comms[2] = std::make_unique<Comm>(Comm{4, Group::of({r}), 0, 0, std::nullopt, nullptr});
     rank.groups = {nullptr, Group::of({})};
   }
 }
@@ -114,9 +114,12 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
       ptrs.push_back(nullptr);
       main(static_cast<int>(mine.size()), ptrs.data());
     } catch (const RankUnwind&) {
+      runtime::forget_unwound_frames();
     } catch (const std::exception& e) {
+      runtime::forget_unwound_frames();
       if (!error_) error_ = fmt::format("rank {}: {}", i, e.what());
     } catch (...) {
+      runtime::forget_unwound_frames();
       // Not ours (a test framework's assertion, say): stop the run and rethrow it to the caller.
       if (!foreign_exception_) foreign_exception_ = std::current_exception();
       if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", i);
@@ -753,19 +756,22 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
   Rank& r = ranks_[dst];
   Request& req = r.requests[q];
   const Envelope env = transfers_[slot].env;
-  if (env.bytes > req.capacity) {
-    error(
-        fmt::format("rank {}: a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} "
-                    "bytes (MPI_ERR_TRUNCATE)",
-                    dst, env.bytes, env.src, env.tag, req.capacity));
-    return;
-  }
   req.status = Status{env.src_rank, env.tag, 0, env.bytes};
+  if (env.bytes > req.capacity) {
+    // MPI_ERR_TRUNCATE: the receive completes with what fits and reports the error in its
+    // status; the caller decides whether it is fatal (MGEN programs) or returned (MPI handlers).
+    req.status.error = kErrTruncated;
+    req.status.bytes = req.capacity;
+    req.status.message_bytes = env.bytes;
+  }
   req.peer = env.src;
   if (transfers_[slot].kind == Xfer::kEager) {
     const Transfer& t = transfers_[slot];
-    if (req.rbuf != nullptr && t.inline_bytes) std::memcpy(req.rbuf, t.inline_data, t.inline_bytes);
-    if (req.rbuf != nullptr && !t.data.empty()) std::memcpy(req.rbuf, t.data.data(), t.data.size());
+    const uint64_t fit = req.status.bytes;
+    if (req.rbuf != nullptr && t.inline_bytes)
+      std::memcpy(req.rbuf, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
+    if (req.rbuf != nullptr && !t.data.empty())
+      std::memcpy(req.rbuf, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
     complete(dst, q);
   } else {
     // Rendezvous: tell the sender to go ahead.
@@ -806,7 +812,8 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       // the receiver cannot look at its buffer before the data's simulated arrival anyway.
       const Request& sq = ranks_[dst].requests[sreq];
       Request& rq = ranks_[src].requests[rreq];
-      if (sq.sbuf != nullptr && rq.rbuf != nullptr && env.bytes > 0) std::memcpy(rq.rbuf, sq.sbuf, env.bytes);
+      const uint64_t fit = std::min(env.bytes, rq.capacity);
+      if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0) std::memcpy(rq.rbuf, sq.sbuf, fit);
       const uint32_t data = new_transfer(Xfer::kData, dst, src);
       transfers_[data].sreq = sreq;
       transfers_[data].rreq = rreq;

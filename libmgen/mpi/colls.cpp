@@ -138,6 +138,7 @@ void with_order(bool ordered, F&& body) {
   try {
     body();
   } catch (...) {
+    mgen::runtime::forget_unwound_frames();
     w.set_collectives(saved);
     throw;
   }

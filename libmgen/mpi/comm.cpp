@@ -157,6 +157,7 @@ int PMPI_Comm_free(MPI_Comm* c) {
     MGEN_Comm h = comm(*c);
     delete_attrs(*c);
     state().comm_errhandler.erase(*c);
+    state().comm_names.erase(*c);
     state().nbc_seq.erase(*c);
     MGEN_Comm_free(&h);
     *c = MPI_COMM_NULL;
@@ -186,12 +187,52 @@ MGEN_MPI_ALIAS(Comm_compare)
 
 int PMPI_Comm_test_inter(MPI_Comm c, int* flag) {
   return call("MPI_Comm_test_inter", c, [&] {
-    comm(c);
-    *flag = 0;
+    MGEN_Comm_test_inter(comm(c), flag);
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Comm_test_inter)
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm* newintercomm) {
+  return call("MPI_Intercomm_create", local_comm, [&] {
+    // peer_comm matters at the local leader only; the others may pass anything.
+    const MGEN_Comm peer = peer_comm == MPI_COMM_NULL ? MGEN_COMM_NULL : comm(peer_comm);
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Intercomm_create(comm(local_comm), local_leader, peer, remote_leader, tag, &n);
+    *newintercomm = to_mpi_comm(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Intercomm_create)
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  return call("MPI_Intercomm_merge", intercomm, [&] {
+    MGEN_Comm n = MGEN_COMM_NULL;
+    MGEN_Intercomm_merge(comm(intercomm), high, &n);
+    *newintracomm = to_mpi_comm(n);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Intercomm_merge)
+
+int PMPI_Comm_remote_size(MPI_Comm c, int* size) {
+  return call("MPI_Comm_remote_size", c, [&] {
+    MGEN_Comm_remote_size(comm(c), size);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_remote_size)
+
+int PMPI_Comm_remote_group(MPI_Comm c, MPI_Group* g) {
+  return call("MPI_Comm_remote_group", c, [&] {
+    MGEN_Group h = MGEN_GROUP_NULL;
+    MGEN_Comm_remote_group(comm(c), &h);
+    *g = to_mpi_group(h);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_remote_group)
 
 int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
   return call("MPI_Comm_group", c, [&] {
@@ -203,9 +244,11 @@ int PMPI_Comm_group(MPI_Comm c, MPI_Group* g) {
 }
 MGEN_MPI_ALIAS(Comm_group)
 
-int PMPI_Comm_set_name(MPI_Comm c, const char*) {
+int PMPI_Comm_set_name(MPI_Comm c, const char* name) {
   return call("MPI_Comm_set_name", c, [&] {
     comm(c);
+    if (name == nullptr) fail(MPI_ERR_ARG, "null name");
+    state().comm_names[c] = std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
     return MPI_SUCCESS;
   });
 }
@@ -214,7 +257,12 @@ MGEN_MPI_ALIAS(Comm_set_name)
 int PMPI_Comm_get_name(MPI_Comm c, char* name, int* len) {
   return call("MPI_Comm_get_name", c, [&] {
     comm(c);
-    const char* n = c == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : c == MPI_COMM_SELF ? "MPI_COMM_SELF" : "";
+    const auto& names = state().comm_names;
+    const auto it = names.find(c);
+    const char* n = it != names.end()     ? it->second.c_str()
+                    : c == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                    : c == MPI_COMM_SELF  ? "MPI_COMM_SELF"
+                                          : "";
     std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n);
     *len = static_cast<int>(std::strlen(name));
     return MPI_SUCCESS;

@@ -103,6 +103,7 @@ MPI_Request post(SendOp op, const void* sbuf, void* rbuf, int count, MPI_Datatyp
   try {
     start(*q);
   } catch (...) {
+    mgen::runtime::forget_unwound_frames();
     free_request(&h);
     throw;
   }
@@ -118,6 +119,41 @@ int blocking(SendOp op, const void* sbuf, void* rbuf, int count, MPI_Datatype ty
 
 MPI_Status* status_at(MPI_Status statuses[], int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Completes all of `reqs`; returns how many failed (their statuses say how).
+int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  if (n < 0) fail(MPI_ERR_COUNT, fmt::format("negative request count {}", n));
+  RankState& st = state();
+  bool simple = st.active_nbc.empty();
+  for (int i = 0; i < n && simple; ++i) {
+    if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kNbc) simple = false;
+  }
+  if (simple) {
+    // One block for the whole set (the receive overheads are charged as messages arrive).
+    std::vector<uint32_t> qs(static_cast<size_t>(n), kNone);
+    for (int i = 0; i < n; ++i) {
+      if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kP2P) {
+        qs[i] = static_cast<uint32_t>(request(reqs[i]).inner - 1);
+      }
+    }
+    scope().world().wait_all(scope().rank(), qs.data(), static_cast<uint32_t>(n));
+  } else {
+    for (int i = 0; i < n; ++i) {
+      if (!is_active(reqs[i])) continue;
+      while (!is_complete(reqs[i]))
+        wait_some_ready(1, &reqs[i]);
+    }
+  }
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    if (is_active(reqs[i])) {
+      if (complete(&reqs[i], status_at(statuses, i)) != MPI_SUCCESS) ++failed;
+    } else {
+      set_status_empty(status_at(statuses, i));
+    }
+  }
+  return failed;
 }
 
 }  // namespace
@@ -228,8 +264,9 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     MPI_Request s = post(SendOp::kSend, sendbuf, nullptr, sendcount, sendtype, dest, sendtag, c, false);
     MPI_Request both[2] = {r, s};
     MPI_Status sts[2];
-    PMPI_Waitall(2, both, sts);
+    const int failed = wait_all(2, both, sts);
     if (status != MPI_STATUS_IGNORE) *status = sts[0];
+    if (failed > 0) fail(MPI_ERR_TRUNCATE, state().error_text);
     return MPI_SUCCESS;
   });
 }
@@ -256,8 +293,9 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     start(*q);
     MPI_Request both[2] = {r, s};
     MPI_Status sts[2];
-    PMPI_Waitall(2, both, sts);
+    const int failed = wait_all(2, both, sts);
     if (status != MPI_STATUS_IGNORE) *status = sts[0];
+    if (failed > 0) fail(MPI_ERR_TRUNCATE, state().error_text);
     return MPI_SUCCESS;
   });
 }
@@ -274,35 +312,7 @@ MGEN_MPI_ALIAS(Wait)
 
 int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   return call("MPI_Waitall", MPI_COMM_WORLD, [&] {
-    if (n < 0) fail(MPI_ERR_COUNT, fmt::format("negative request count {}", n));
-    RankState& st = state();
-    bool simple = st.active_nbc.empty();
-    for (int i = 0; i < n && simple; ++i) {
-      if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kNbc) simple = false;
-    }
-    if (simple) {
-      // One block for the whole set (the receive overheads are charged as messages arrive).
-      std::vector<uint32_t> qs(static_cast<size_t>(n), kNone);
-      for (int i = 0; i < n; ++i) {
-        if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kP2P) {
-          qs[i] = static_cast<uint32_t>(request(reqs[i]).inner - 1);
-        }
-      }
-      scope().world().wait_all(scope().rank(), qs.data(), static_cast<uint32_t>(n));
-    } else {
-      for (int i = 0; i < n; ++i) {
-        if (!is_active(reqs[i])) continue;
-        while (!is_complete(reqs[i]))
-          wait_some_ready(1, &reqs[i]);
-      }
-    }
-    for (int i = 0; i < n; ++i) {
-      if (is_active(reqs[i])) {
-        complete(&reqs[i], status_at(statuses, i));
-      } else {
-        set_status_empty(status_at(statuses, i));
-      }
-    }
+    if (wait_all(n, reqs, statuses) > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
     return MPI_SUCCESS;
   });
 }
@@ -319,7 +329,7 @@ int PMPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
     for (int i = 0; i < n; ++i) {
       if (is_active(reqs[i]) && is_complete(reqs[i])) {
         *index = i;
-        complete(&reqs[i], status);
+        if (complete(&reqs[i], status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
         break;
       }
     }
@@ -335,15 +345,16 @@ int PMPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_S
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    int k = 0;
+    int k = 0, failed = 0;
     for (int i = 0; i < n; ++i) {
       if (is_active(reqs[i]) && is_complete(reqs[i])) {
         indices[k] = i;
-        complete(&reqs[i], status_at(statuses, k));
+        if (complete(&reqs[i], status_at(statuses, k)) != MPI_SUCCESS) ++failed;
         ++k;
       }
     }
     *outcount = k;
+    if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
     return MPI_SUCCESS;
   });
 }
@@ -400,15 +411,7 @@ int PMPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     for (int i = 0; i < n; ++i)
       active += is_active(reqs[i]) ? 1 : 0;
     *flag = done < 0 || done == active ? 1 : 0;
-    if (*flag) {
-      for (int i = 0; i < n; ++i) {
-        if (is_active(reqs[i])) {
-          complete(&reqs[i], status_at(statuses, i));
-        } else {
-          set_status_empty(status_at(statuses, i));
-        }
-      }
-    }
+    if (*flag && wait_all(n, reqs, statuses) > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
     return MPI_SUCCESS;
   });
 }
@@ -423,7 +426,7 @@ int PMPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* s
     for (int i = 0; i < n && done > 0; ++i) {
       if (is_active(reqs[i]) && is_complete(reqs[i])) {
         *index = i;
-        complete(&reqs[i], status);
+        if (complete(&reqs[i], status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
         break;
       }
     }
@@ -439,15 +442,16 @@ int PMPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_S
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    int k = 0;
+    int k = 0, failed = 0;
     for (int i = 0; i < n; ++i) {
       if (is_active(reqs[i]) && is_complete(reqs[i])) {
         indices[k] = i;
-        complete(&reqs[i], status_at(statuses, k));
+        if (complete(&reqs[i], status_at(statuses, k)) != MPI_SUCCESS) ++failed;
         ++k;
       }
     }
     *outcount = k;
+    if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
     return MPI_SUCCESS;
   });
 }

@@ -295,9 +295,11 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   try {
     return body();
   } catch (const api::CallError& e) {
+    mgen::runtime::forget_unwound_frames();
     mpi_class = to_mpi_class(e.error_class);
     message = e.message;
   } catch (const MpiError& e) {
+    mgen::runtime::forget_unwound_frames();
     mpi_class = e.mpi_class;
     message = e.message;
   }
@@ -306,7 +308,8 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   int len = 0;
   PMPI_Error_string(mpi_class, text, &len);
   const std::string report = fmt::format("rank {}: {}: {}: {}", r.id, name, text, message);
-  auto it = st.comm_errhandler.find(comm_handle);
+  // A null communicator has no handler: MPI_COMM_WORLD's applies (MPI-3.1 §8.3).
+  auto it = st.comm_errhandler.find(comm_handle == MPI_COMM_NULL ? MPI_COMM_WORLD : comm_handle);
   const MPI_Errhandler eh = it == st.comm_errhandler.end() ? MPI_ERRORS_ARE_FATAL : it->second;
   if (eh == MPI_ERRORS_RETURN) return mpi_class;
   if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
@@ -316,7 +319,8 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
       MPI_Comm c = comm_handle;
       int code = mpi_class;
       st.errhandlers[i].fn(&c, &code);
-      return mpi_class;
+      // MPI_Comm_call_errhandler succeeds once a user handler has returned (MPI-3.1 §8.3.6).
+      return std::strcmp(name, "MPI_Comm_call_errhandler") == 0 ? MPI_SUCCESS : mpi_class;
     }
   }
   b = api::Binding{};
@@ -604,10 +608,11 @@ bool world_complete(MGEN_Request inner) {
 
 // Completes request `r` (known complete): unpacks, fills the status, frees or deactivates.
 // Host overheads were charged by whatever waited for it.
-void finish(MPI_Request* rp, MPI_Status* status) {
+int finish(MPI_Request* rp, MPI_Status* status) {
   Request& q = request(*rp);
   MGEN_Status ms{};
   bool cancelled = false;
+  int error = MPI_SUCCESS;
   if (q.kind == Request::Kind::kP2P) {
     Rank& r = scope().rank();
     const uint32_t w = static_cast<uint32_t>(q.inner - 1);
@@ -617,6 +622,12 @@ void finish(MPI_Request* rp, MPI_Status* status) {
     ms.MGEN_TAG = s.tag;
     ms.MGEN_ERROR = s.error;
     ms.count_bytes = static_cast<long long>(s.bytes);
+    if (s.error == kErrTruncated) {
+      error = MPI_ERR_TRUNCATE;
+      state().error_text =
+          fmt::format("a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} bytes",
+                      s.message_bytes, s.source, s.tag, r.requests[w].capacity);
+    }
     r.free_request_slot(w);
     if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, dtype(q.dtype));
   } else if (q.kind == Request::Kind::kDone) {
@@ -626,14 +637,18 @@ void finish(MPI_Request* rp, MPI_Status* status) {
     ms.MGEN_TAG = MGEN_ANY_TAG;
   }
   set_status(status, ms);
-  if (cancelled && status != MPI_STATUS_IGNORE && status != nullptr) status->count_hi_and_cancelled |= 1;
+  if (status != MPI_STATUS_IGNORE && status != nullptr) {
+    if (cancelled) status->count_hi_and_cancelled |= 1;
+    status->MPI_ERROR = error;
+  }
   q.temp.clear();
   if (q.persistent) {
     q.active = false;
     q.inner = MGEN_REQUEST_NULL;
-    return;
+  } else {
+    free_request(rp);
   }
-  free_request(rp);
+  return error;
 }
 
 // World request indices the rank may block on: those of its unfinished collectives.
@@ -714,7 +729,7 @@ void wait(MPI_Request* rp, MPI_Status* status) {
   if (q.kind == Request::Kind::kP2P && state().active_nbc.empty()) {
     const uint32_t w = static_cast<uint32_t>(q.inner - 1);
     scope().world().wait_all(scope().rank(), &w, 1);  // charges the receive overhead
-    finish(rp, status);
+    if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
     return;
   }
   for (;;) {
@@ -725,7 +740,7 @@ void wait(MPI_Request* rp, MPI_Status* status) {
     nbc_inflight(qs);
     block_any(qs);
   }
-  finish(rp, status);
+  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
 }
 
 bool test(MPI_Request* rp, MPI_Status* status) {
@@ -744,7 +759,7 @@ bool test(MPI_Request* rp, MPI_Status* status) {
     progress_nbc();
     if (!is_complete(*rp)) return false;
   }
-  finish(rp, status);
+  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
   return true;
 }
 
@@ -766,8 +781,8 @@ bool wait_some_ready(int n, MPI_Request reqs[]) {
   }
 }
 
-void complete(MPI_Request* r, MPI_Status* status) {
-  finish(r, status);
+int complete(MPI_Request* r, MPI_Status* status) {
+  return finish(r, status);
 }
 
 }  // namespace mgen::mpi::abi
@@ -778,6 +793,9 @@ void mpi_program_begin() {
 }
 void mpi_program_end() {
   abi::mpi_program_end_impl();
+}
+void forget_unwound_frames() {
+  runtime::forget_unwound_frames();
 }
 int current_rank() {
   World* w = World::active();

@@ -94,6 +94,7 @@ struct RankState {
   std::vector<uint32_t> free_requests;
   std::vector<Errhandler> errhandlers;
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
+  std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
   std::vector<Keyval> keyvals;
   std::unordered_map<MPI_Comm, std::unordered_map<int, void*>> attrs;
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;  // non-blocking collectives started per comm
@@ -105,8 +106,9 @@ struct RankState {
   int bsend_size = 0;
   bool initialized = false, finalized = false;
   int thread_level = MPI_THREAD_SINGLE;
-  double cpu_mark = 0;  // thread CPU seconds when the rank last left MPI
-  int depth = 0;        // nesting of Calls (bindings calling bindings)
+  double cpu_mark = 0;     // thread CPU seconds when the rank last left MPI
+  int depth = 0;           // nesting of Calls (bindings calling bindings)
+  std::string error_text;  // why the last failed request failed (complete())
 };
 
 // The calling rank's state (inside a Call).
@@ -185,7 +187,9 @@ void progress_nbc();              // advance the rank's non-blocking collectives
 // poll.
 void sync_engine();
 // Completes a request known to be complete (status, unpacking, freeing).
-void complete(MPI_Request* r, MPI_Status* status);
+// Returns MPI_SUCCESS or the request's error (MPI_ERR_TRUNCATE), whose text is then in
+// RankState::error_text; the status's MPI_ERROR says the same.
+int complete(MPI_Request* r, MPI_Status* status);
 
 // The MGEN type id user operations see for a datatype.
 int reduction_type(MPI_Datatype t);

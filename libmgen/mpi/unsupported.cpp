@@ -189,14 +189,6 @@ int PMPI_Comm_join() {
   mgen::mpi::abi::unsupported("MPI_Comm_join");
 }
 #pragma weak MPI_Comm_join = PMPI_Comm_join
-int PMPI_Comm_remote_group() {
-  mgen::mpi::abi::unsupported("MPI_Comm_remote_group");
-}
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
-int PMPI_Comm_remote_size() {
-  mgen::mpi::abi::unsupported("MPI_Comm_remote_size");
-}
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_set_info() {
   mgen::mpi::abi::unsupported("MPI_Comm_set_info");
 }
@@ -485,18 +477,10 @@ int PMPI_Info_get_valuelen() {
   mgen::mpi::abi::unsupported("MPI_Info_get_valuelen");
 }
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
-int PMPI_Intercomm_create() {
-  mgen::mpi::abi::unsupported("MPI_Intercomm_create");
-}
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create_from_groups() {
   mgen::mpi::abi::unsupported("MPI_Intercomm_create_from_groups");
 }
 #pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-int PMPI_Intercomm_merge() {
-  mgen::mpi::abi::unsupported("MPI_Intercomm_merge");
-}
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Irecv_c() {
   mgen::mpi::abi::unsupported("MPI_Irecv_c");
 }

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <boost/context/stack_context.hpp>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 #include <boost/fiber/operations.hpp>
 #include <chrono>
 #include <cstring>
@@ -66,6 +69,26 @@ void* StackPool::stack_top(size_t i) const {
   return base_ + (i + 1) * slot_bytes_;
 }
 
+char* StackPool::bottom_of(const void* address) const {
+  const char* a = static_cast<const char*>(address);
+  if (base_ == nullptr || a < base_ || a >= base_ + slot_bytes_ * count_) return nullptr;
+  const size_t i = static_cast<size_t>(a - base_) / slot_bytes_;
+  return base_ + i * slot_bytes_ + (guarded_ ? page_size() : 0);
+}
+
+namespace {
+const StackPool* g_pool = nullptr;  // the running FiberRuntime's stacks (one per process)
+}  // namespace
+
+void forget_unwound_frames() {
+#if defined(__SANITIZE_ADDRESS__)
+  if (g_pool == nullptr) return;
+  char* frame = static_cast<char*>(__builtin_frame_address(0));
+  char* bottom = g_pool->bottom_of(frame);
+  if (bottom != nullptr && frame > bottom) __asan_unpoison_memory_region(bottom, static_cast<size_t>(frame - bottom));
+#endif
+}
+
 bool StackPool::canary_intact(size_t i) const {
   const char* bottom = base_ + i * slot_bytes_ + (guarded_ ? page_size() : 0);
   uint64_t v;
@@ -88,9 +111,11 @@ struct FiberRuntime::Allocator {
 
 FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes) : pool_(stack_bytes, count), finished_(count, 0) {
   boost::fibers::use_scheduling_algorithm<EngineScheduler>();
+  g_pool = &pool_;
 }
 
 FiberRuntime::~FiberRuntime() {
+  if (g_pool == &pool_) g_pool = nullptr;
   // Finished fibers are joined at once. One that never finished (its owner failed to unwind
   // it) cannot be joined without deadlock and is left detached.
   for (size_t i = 0; i < fibers_.size(); ++i) {

@@ -50,6 +50,8 @@ class StackPool {
   void* stack_top(size_t i) const;     // stacks grow down from here
   bool canary_intact(size_t i) const;  // false once the stack bottom was written over
   bool guarded() const { return guarded_; }
+  // The usable bottom of the stack holding `address`, or null if no stack of the pool does.
+  char* bottom_of(const void* address) const;
 
  private:
   size_t stack_bytes_;  // usable bytes per stack
@@ -58,6 +60,12 @@ class StackPool {
   bool guarded_;
   char* base_ = nullptr;
 };
+
+// Under AddressSanitizer, call in every catch block that runs on a rank's stack: ASan cannot
+// see Boost.Fiber's stack switches (google/sanitizers#189), so a throw leaves the redzones of
+// the frames it skipped poisoned and later calls would be reported as overflows. This clears
+// them below the caller's frame. Without ASan it does nothing.
+void forget_unwound_frames();
 
 // Runs `count` fibers, fiber i executing body(i), with stacks of `stack_bytes`.
 class FiberRuntime {

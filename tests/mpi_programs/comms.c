@@ -52,7 +52,9 @@ static void test_dup_compare(ck_t* h, int rank, int size) {
   CHECK(dup == MPI_COMM_NULL && same == MPI_COMM_NULL && rev == MPI_COMM_NULL, "Comm_free");
 }
 
-static int split_color(int r) { return r % 5 == 4 ? MPI_UNDEFINED : r % 3; }
+static int split_color(int r) {
+  return r % 5 == 4 ? MPI_UNDEFINED : r % 3;
+}
 
 static void test_split(ck_t* h, int rank, int size) {
   int color = split_color(rank);
@@ -115,9 +117,11 @@ static void test_groups(ck_t* h, int rank, int size) {
   int range[1][3] = {{0, size - 1, 2}};
   MPI_Group_range_incl(wg, 1, range, &evens);
   int* list = malloc(sizeof(int) * (size_t)size);
-  for (int k = 0; k < ne; k++) list[k] = 2 * k;
+  for (int k = 0; k < ne; k++)
+    list[k] = 2 * k;
   MPI_Group_excl(wg, ne, list, &odds); /* empty on one rank */
-  for (int k = 0; k < size; k++) list[k] = size - 1 - k;
+  for (int k = 0; k < size; k++)
+    list[k] = size - 1 - k;
   MPI_Group_incl(wg, size, list, &rev);
 
   MPI_Group_size(evens, &gs);
@@ -142,7 +146,8 @@ static void test_groups(ck_t* h, int rank, int size) {
   CHECK(gs == size, "union size %d", gs);
   int* idx = malloc(sizeof(int) * (size_t)size);
   int* out = malloc(sizeof(int) * (size_t)size);
-  for (int k = 0; k < size; k++) idx[k] = k;
+  for (int k = 0; k < size; k++)
+    idx[k] = k;
   MPI_Group_translate_ranks(un, size, idx, wg, out);
   for (int k = 0; k < size; k++) {
     int want = k < no ? 2 * k + 1 : 2 * (k - no);
@@ -220,7 +225,8 @@ static void test_split_type(int rank, int size) {
   int* w = malloc(sizeof(int) * (size_t)ns);
   MPI_Allgather(&rank, 1, MPI_INT, w, 1, MPI_INT, node);
   CHECK(w[nr] == rank, "node allgather");
-  for (int k = 1; k < ns; k++) CHECK(w[k] > w[k - 1], "node members not in world order");
+  for (int k = 1; k < ns; k++)
+    CHECK(w[k] > w[k - 1], "node members not in world order");
   free(w);
   MPI_Comm_free(&node);
 }
@@ -238,8 +244,7 @@ static void test_cart(ck_t* h, int rank, int size) {
   int dims[2] = {0, 0}, want[2];
   MPI_Dims_create(size, 2, dims);
   balanced2(size, want);
-  CHECK(dims[0] == want[0] && dims[1] == want[1], "Dims_create %dx%d want %dx%d", dims[0],
-        dims[1], want[0], want[1]);
+  CHECK(dims[0] == want[0] && dims[1] == want[1], "Dims_create %dx%d want %dx%d", dims[0], dims[1], want[0], want[1]);
   ck_ints(h, dims, 2);
   if (size % 2 == 0) {
     int d2[2] = {0, 2};
@@ -384,8 +389,7 @@ static void test_intercomm(ck_t* h, int rank, int size) {
   if (lr < rs) {
     MPI_Status st;
     MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 8, inter, &st);
-    CHECK(st.MPI_SOURCE == lr && v == 2 * lr + (1 - color), "intercomm message %d from %d", v,
-          st.MPI_SOURCE);
+    CHECK(st.MPI_SOURCE == lr && v == 2 * lr + (1 - color), "intercomm message %d from %d", v, st.MPI_SOURCE);
   }
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   ck_int(h, v);

@@ -11,8 +11,8 @@
  * Get_count / Get_elements on derived types (including a partial last element); MPI_Pack,
  * MPI_Unpack, MPI_Pack_size with an MPI_PACKED message.
  */
-#include "check.h"
 #include <stddef.h>
+#include "check.h"
 
 struct rec {
   char c;
@@ -20,18 +20,17 @@ struct rec {
   int i;
 };
 
-static void check_type(MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint extent, MPI_Aint tlb,
-                       MPI_Aint textent, const char* what, ck_t* h) {
+static void check_type(MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint extent, MPI_Aint tlb, MPI_Aint textent,
+                       const char* what, ck_t* h) {
   int s;
   MPI_Aint l, e, tl, te;
   MPI_Type_size(t, &s);
   MPI_Type_get_extent(t, &l, &e);
   MPI_Type_get_true_extent(t, &tl, &te);
   CHECK(s == size, "%s: size %d want %d", what, s, size);
-  CHECK(l == lb && e == extent, "%s: lb %ld extent %ld want %ld %ld", what, (long)l, (long)e,
-        (long)lb, (long)extent);
-  CHECK(tl == tlb && te == textent, "%s: true lb %ld extent %ld want %ld %ld", what, (long)tl,
-        (long)te, (long)tlb, (long)textent);
+  CHECK(l == lb && e == extent, "%s: lb %ld extent %ld want %ld %ld", what, (long)l, (long)e, (long)lb, (long)extent);
+  CHECK(tl == tlb && te == textent, "%s: true lb %ld extent %ld want %ld %ld", what, (long)tl, (long)te, (long)tlb,
+        (long)textent);
   ck_int(h, s);
   ck_i64(h, (long long)l);
   ck_i64(h, (long long)e);
@@ -117,42 +116,58 @@ static void test_constructors(ck_t* h) {
     MPI_Type_commit(&v);
     check_type(v, 6 * I, 0, 10 * I, 0, 10 * I, "vector of contiguous", h);
     int a[10], b[6];
-    for (int k = 0; k < 10; k++) a[k] = k * k;
+    for (int k = 0; k < 10; k++)
+      a[k] = k * k;
     MPI_Sendrecv(a, 1, v, 0, 1, b, 6, MPI_INT, 0, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE);
     int want[6] = {0, 1, 16, 25, 64, 81};
-    for (int k = 0; k < 6; k++) CHECK(b[k] == want[k], "vector of contiguous data %d", k);
+    for (int k = 0; k < 6; k++)
+      CHECK(b[k] == want[k], "vector of contiguous data %d", k);
     ck_ints(h, b, 6);
     MPI_Type_free(&v);
   }
 }
 
 enum { NM = 6 }; /* matrix dimension */
-static double mval(int rank, int i, int j) { return rank * 100.0 + i * 10.0 + j + 0.5; }
+static double mval(int rank, int i, int j) {
+  return rank * 100.0 + i * 10.0 + j + 0.5;
+}
 
 static void test_column_p2p(ck_t* h, int rank, int size) {
   int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   double a[NM][NM], col[NM];
   for (int i = 0; i < NM; i++)
-    for (int j = 0; j < NM; j++) a[i][j] = mval(rank, i, j);
+    for (int j = 0; j < NM; j++)
+      a[i][j] = mval(rank, i, j);
   MPI_Datatype column;
   MPI_Type_vector(NM, 1, NM, MPI_DOUBLE, &column);
   MPI_Type_commit(&column);
 
-  /* send my column (rank % NM) as a vector, receive prev's as contiguous doubles */
+  /* send my column (rank % NM) as a vector, receive prev's as contiguous doubles (blocking
+   * Send/Recv around the ring: rank 0 sends first, the others receive first) */
   MPI_Status st;
   int cnt, elems;
-  MPI_Sendrecv(&a[0][rank % NM], 1, column, next, 1, col, NM, MPI_DOUBLE, prev, 1, MPI_COMM_WORLD,
-               &st);
+  if (size == 1) {
+    MPI_Sendrecv(&a[0][0], 1, column, 0, 1, col, NM, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, &st);
+  } else if (rank == 0) {
+    MPI_Send(&a[0][rank % NM], 1, column, next, 1, MPI_COMM_WORLD);
+    MPI_Recv(col, NM, MPI_DOUBLE, prev, 1, MPI_COMM_WORLD, &st);
+  } else {
+    MPI_Recv(col, NM, MPI_DOUBLE, prev, 1, MPI_COMM_WORLD, &st);
+    MPI_Send(&a[0][rank % NM], 1, column, next, 1, MPI_COMM_WORLD);
+  }
   MPI_Get_count(&st, MPI_DOUBLE, &cnt);
   CHECK(cnt == NM, "column count %d", cnt);
-  for (int i = 0; i < NM; i++) CHECK(col[i] == mval(prev, i, prev % NM), "column element %d", i);
+  for (int i = 0; i < NM; i++)
+    CHECK(col[i] == mval(prev, i, prev % NM), "column element %d", i);
   ck_doubles(h, col, NM);
 
   /* the reverse: send contiguous, receive into a column; the rest of the matrix is untouched */
   double b[NM][NM];
   for (int i = 0; i < NM; i++)
-    for (int j = 0; j < NM; j++) b[i][j] = -1.0;
-  for (int i = 0; i < NM; i++) col[i] = mval(rank, i, 99);
+    for (int j = 0; j < NM; j++)
+      b[i][j] = -1.0;
+  for (int i = 0; i < NM; i++)
+    col[i] = mval(rank, i, 99);
   int c = (rank + 2) % NM;
   MPI_Sendrecv(col, NM, MPI_DOUBLE, next, 2, &b[0][c], 1, column, prev, 2, MPI_COMM_WORLD, &st);
   MPI_Get_count(&st, column, &cnt);
@@ -171,7 +186,8 @@ static void test_column_p2p(ck_t* h, int rank, int size) {
   MPI_Gather(&a[0][1], 1, column, g, NM, MPI_DOUBLE, root, MPI_COMM_WORLD);
   if (rank == root) {
     for (int q = 0; q < size; q++)
-      for (int i = 0; i < NM; i++) CHECK(g[q * NM + i] == mval(q, i, 1), "Gather column");
+      for (int i = 0; i < NM; i++)
+        CHECK(g[q * NM + i] == mval(q, i, 1), "Gather column");
     ck_doubles(h, g, NM * size);
     free(g);
   }
@@ -184,7 +200,8 @@ static void test_alltoall_transpose(ck_t* h, int rank, int size) {
   double* s = malloc(sizeof(double) * M * (size_t)size);
   double* r = malloc(sizeof(double) * M * (size_t)size);
   for (int m = 0; m < M; m++)
-    for (int j = 0; j < size; j++) s[m * size + j] = rank * 1000.0 + m * 100.0 + j;
+    for (int j = 0; j < size; j++)
+      s[m * size + j] = rank * 1000.0 + m * 100.0 + j;
   MPI_Datatype col, colr;
   MPI_Type_vector(M, 1, size, MPI_DOUBLE, &col);
   MPI_Type_create_resized(col, 0, sizeof(double), &colr); /* next column starts one double on */
@@ -233,7 +250,8 @@ static void test_struct_comm(ck_t* h, int rank, int size) {
   int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   MPI_Datatype rt = make_rec_type();
   struct rec s[K], r[K];
-  for (int k = 0; k < K; k++) s[k] = rec_of(rank, k);
+  for (int k = 0; k < K; k++)
+    s[k] = rec_of(rank, k);
   memset(r, 0, sizeof r);
   MPI_Request rq[2];
   MPI_Irecv(r, K, rt, prev, 3, MPI_COMM_WORLD, &rq[0]);
@@ -243,13 +261,16 @@ static void test_struct_comm(ck_t* h, int rank, int size) {
   int cnt;
   MPI_Get_count(&sts[0], rt, &cnt);
   CHECK(cnt == K, "struct count %d", cnt);
-  for (int k = 0; k < K; k++) check_rec(h, &r[k], rec_of(prev, k), "Isend/Irecv struct");
+  for (int k = 0; k < K; k++)
+    check_rec(h, &r[k], rec_of(prev, k), "Isend/Irecv struct");
 
   /* Bcast of the struct array */
   int root = size / 2;
-  for (int k = 0; k < K; k++) r[k] = rank == root ? rec_of(root, 10 + k) : s[k];
+  for (int k = 0; k < K; k++)
+    r[k] = rank == root ? rec_of(root, 10 + k) : s[k];
   MPI_Bcast(r, K, rt, root, MPI_COMM_WORLD);
-  for (int k = 0; k < K; k++) check_rec(h, &r[k], rec_of(root, 10 + k), "Bcast struct");
+  for (int k = 0; k < K; k++)
+    check_rec(h, &r[k], rec_of(root, 10 + k), "Bcast struct");
   MPI_Type_free(&rt);
 }
 
@@ -262,7 +283,8 @@ static void op_sum_triples(void* in, void* inout, int* len, MPI_Datatype* dt) {
   CHECK(tsize == 3 * (int)sizeof(double), "user op got a type of size %d", tsize);
   const double* a = in;
   double* b = inout;
-  for (int i = 0; i < 3 * *len; i++) b[i] += a[i];
+  for (int i = 0; i < 3 * *len; i++)
+    b[i] += a[i];
 }
 
 static void test_allreduce_contig(ck_t* h, int rank, int size) {
@@ -272,7 +294,8 @@ static void test_allreduce_contig(ck_t* h, int rank, int size) {
   MPI_Op sum3;
   MPI_Op_create(op_sum_triples, 1, &sum3);
   double s[6], r[6];
-  for (int k = 0; k < 6; k++) s[k] = rank * (k + 1) + 0.5;
+  for (int k = 0; k < 6; k++)
+    s[k] = rank * (k + 1) + 0.5;
   MPI_Allreduce(s, r, 2, t3, sum3, MPI_COMM_WORLD);
   for (int k = 0; k < 6; k++) {
     double want = (k + 1) * (double)size * (size - 1) / 2 + 0.5 * size;
@@ -282,7 +305,8 @@ static void test_allreduce_contig(ck_t* h, int rank, int size) {
   /* the same sums with MPI_SUM on MPI_DOUBLE */
   double r2[6];
   MPI_Allreduce(s, r2, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  for (int k = 0; k < 6; k++) CHECK(r2[k] == r[k], "MPI_SUM on doubles element %d", k);
+  for (int k = 0; k < 6; k++)
+    CHECK(r2[k] == r[k], "MPI_SUM on doubles element %d", k);
   MPI_Op_free(&sum3);
   MPI_Type_free(&t3);
 }
@@ -293,12 +317,15 @@ static void test_resized_count(ck_t* h, int rank, int size) {
   MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &every3);
   MPI_Type_commit(&every3);
   int a[12], b[4], c[12];
-  for (int k = 0; k < 12; k++) a[k] = rank * 50 + k;
+  for (int k = 0; k < 12; k++)
+    a[k] = rank * 50 + k;
   MPI_Sendrecv(a, 4, every3, next, 4, b, 4, MPI_INT, prev, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  for (int k = 0; k < 4; k++) CHECK(b[k] == prev * 50 + 3 * k, "resized count>1 element %d", k);
+  for (int k = 0; k < 4; k++)
+    CHECK(b[k] == prev * 50 + 3 * k, "resized count>1 element %d", k);
   ck_ints(h, b, 4);
   /* and receiving 4 of them scatters into every third int */
-  for (int k = 0; k < 12; k++) c[k] = -1;
+  for (int k = 0; k < 12; k++)
+    c[k] = -1;
   MPI_Sendrecv(b, 4, MPI_INT, next, 5, c, 4, every3, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   int pp = (prev - 1 + size) % size;
   for (int k = 0; k < 12; k++)
@@ -335,10 +362,11 @@ static void test_pack(ck_t* h, int rank, int size) {
   int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   int n = rank % 4 + 2;
   double v[10];
-  for (int k = 0; k < 10; k++) v[k] = rank + k / 8.0;
+  for (int k = 0; k < 10; k++)
+    v[k] = rank + k / 8.0;
   char name[16];
   snprintf(name, sizeof name, "rank%05d", rank); /* 9 chars + NUL */
-  MPI_Datatype stride2; /* every other double */
+  MPI_Datatype stride2;                          /* every other double */
   MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &stride2);
   MPI_Type_commit(&stride2);
 
@@ -371,7 +399,8 @@ static void test_pack(ck_t* h, int rank, int size) {
   MPI_Unpack(in, bytes, &ipos, pv, pn, MPI_DOUBLE, MPI_COMM_WORLD); /* densely */
   MPI_Unpack(in, bytes, &ipos, pname, 10, MPI_CHAR, MPI_COMM_WORLD);
   CHECK(ipos == bytes, "unpack consumed %d of %d", ipos, bytes);
-  for (int k = 0; k < pn; k++) CHECK(pv[k] == prev + 2 * k / 8.0, "unpacked double %d", k);
+  for (int k = 0; k < pn; k++)
+    CHECK(pv[k] == prev + 2 * k / 8.0, "unpacked double %d", k);
   char want[16];
   snprintf(want, sizeof want, "rank%05d", prev);
   CHECK(strcmp(pname, want) == 0, "unpacked name '%s'", pname);

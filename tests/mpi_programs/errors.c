@@ -78,21 +78,17 @@ int main(int argc, char** argv) {
   int v[4] = {1, 2, 3, 4}, r[4];
   expect_class(&h, MPI_Send(v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "send rank");
   expect_class(&h, MPI_Send(v, 1, MPI_INT, -1000, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "send rank -1000");
-  expect_class(&h, MPI_Recv(r, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-               MPI_ERR_RANK, "recv rank");
+  expect_class(&h, MPI_Recv(r, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK, "recv rank");
   expect_class(&h, MPI_Send(v, 1, MPI_INT, 0, -1000, MPI_COMM_WORLD), MPI_ERR_TAG, "send tag");
   expect_class(&h, MPI_Send(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "send count");
-  expect_class(&h, MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
-               "send type");
+  expect_class(&h, MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send type");
   expect_class(&h, MPI_Bcast(v, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT, "bcast root");
-  expect_class(&h, MPI_Allreduce(v, r, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP,
-               "allreduce op");
+  expect_class(&h, MPI_Allreduce(v, r, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP, "allreduce op");
   {
     /* truncation: 4 ints into a 2-int buffer (message to self) */
     MPI_Request rq;
     CHECK_MPI(MPI_Isend(v, 4, MPI_INT, rank, 7, MPI_COMM_WORLD, &rq));
-    expect_class(&h, MPI_Recv(r, 2, MPI_INT, rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-                 MPI_ERR_TRUNCATE, "truncate");
+    expect_class(&h, MPI_Recv(r, 2, MPI_INT, rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE, "truncate");
     CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
   }
   {
@@ -128,8 +124,7 @@ int main(int argc, char** argv) {
     CHECK(rc != MPI_SUCCESS, "failing call returned MPI_SUCCESS after the handler");
     CHECK_MPI(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
     handler_state(dup, &calls, &cls);
-    CHECK(calls == 2 && cls == MPI_ERR_OTHER, "Comm_call_errhandler: calls %d class %d", calls,
-          cls);
+    CHECK(calls == 2 && cls == MPI_ERR_OTHER, "Comm_call_errhandler: calls %d class %d", calls, cls);
     ck_int(&h, calls);
     /* world is untouched by the handler on the duplicate */
     char wname[MPI_MAX_OBJECT_NAME];
@@ -175,14 +170,12 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   MPI_Finalized(&flag);
   if (flag != 1) {
-    fprintf(stderr, "rank %d: FAIL %s:%d: Finalized after MPI_Finalize is %d\n", rank, __FILE__,
-            __LINE__, flag);
+    fprintf(stderr, "rank %d: FAIL %s:%d: Finalized after MPI_Finalize is %d\n", rank, __FILE__, __LINE__, flag);
     return 1;
   }
   MPI_Initialized(&flag);
   if (flag != 1) {
-    fprintf(stderr, "rank %d: FAIL %s:%d: Initialized after MPI_Finalize\n", rank, __FILE__,
-            __LINE__);
+    fprintf(stderr, "rank %d: FAIL %s:%d: Initialized after MPI_Finalize\n", rank, __FILE__, __LINE__);
     return 1;
   }
   return 0;

@@ -10,23 +10,27 @@
  * All values are dyadic rationals with few bits, so every sum is exact and independent of the
  * reduction order.
  */
-#include "check.h"
 #include <math.h>
+#include "check.h"
 
 enum { ITERS = 8 };
 
-static double boundary(int i, int j) { return (double)((i * 5 + j * 3) % 17); }
-static double initial(int i, int j) { return (double)((i * 7 + j * 11) % 13); }
-static int block_start(int c, int n, int d) { return (int)((long long)c * n / d); }
+static double boundary(int i, int j) {
+  return (double)((i * 5 + j * 3) % 17);
+}
+static double initial(int i, int j) {
+  return (double)((i * 7 + j * 11) % 13);
+}
+static int block_start(int c, int n, int d) {
+  return (int)((long long)c * n / d);
+}
 
 /* one Jacobi sweep over the interior of a (rows+2) x (cols+2) array with leading dimension ld */
-static void sweep(const double* u, double* un, int rows, int cols, int ld, double* rsum,
-                  double* rmax) {
+static void sweep(const double* u, double* un, int rows, int cols, int ld, double* rsum, double* rmax) {
   double s = 0.0, m = 0.0;
   for (int i = 1; i <= rows; i++)
     for (int j = 1; j <= cols; j++) {
-      double v = 0.25 * (((u[(i - 1) * ld + j] + u[(i + 1) * ld + j]) + u[i * ld + j - 1]) +
-                         u[i * ld + j + 1]);
+      double v = 0.25 * (((u[(i - 1) * ld + j] + u[(i + 1) * ld + j]) + u[i * ld + j - 1]) + u[i * ld + j + 1]);
       double d = fabs(v - u[i * ld + j]);
       un[i * ld + j] = v;
       s += d;
@@ -115,8 +119,8 @@ int main(int argc, char** argv) {
       double* st = su;
       su = sun;
       sun = st;
-      CHECK(gsum == ssum && gmax == smax, "iteration %d residual %.17g/%.17g want %.17g/%.17g", it,
-            gsum, gmax, ssum, smax);
+      CHECK(gsum == ssum && gmax == smax, "iteration %d residual %.17g/%.17g want %.17g/%.17g", it, gsum, gmax, ssum,
+            smax);
       ck_double(&h, gsum);
       ck_double(&h, gmax);
     }
@@ -125,7 +129,8 @@ int main(int argc, char** argv) {
   /* gather the blocks on rank 0 and compare with the sequential grid */
   double* blk = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
   for (int i = 0; i < rows; i++)
-    for (int j = 0; j < cols; j++) blk[i * cols + j] = u[(i + 1) * ld + j + 1];
+    for (int j = 0; j < cols; j++)
+      blk[i * cols + j] = u[(i + 1) * ld + j + 1];
   int* counts = NULL;
   int* displs = NULL;
   double* all = NULL;
@@ -155,8 +160,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < qr1 - qr0; i++)
         for (int j = 0; j < qc1 - qc0; j++) {
           double want = su[(qr0 + i + 1) * sld + (qc0 + j + 1)];
-          CHECK(b[i * (qc1 - qc0) + j] == want, "final value at (%d,%d) from rank %d", qr0 + i,
-                qc0 + j, q);
+          CHECK(b[i * (qc1 - qc0) + j] == want, "final value at (%d,%d) from rank %d", qr0 + i, qc0 + j, q);
         }
     }
     ck_doubles(&h, su, (NX + 2) * sld);

@@ -9,13 +9,16 @@
  */
 #include "check.h"
 
-static int dv(int src, int dst, int k) { return src * 1009 + dst * 31 + k; }
+static int dv(int src, int dst, int k) {
+  return src * 1009 + dst * 31 + k;
+}
 
 static void test_ibarrier(ck_t* h) {
   MPI_Request rq;
   int flag = 0;
   MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-  while (!flag) MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+  while (!flag)
+    MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
   CHECK(rq == MPI_REQUEST_NULL, "Ibarrier request not freed");
   ck_int(h, flag); /* (how many polls it took depends on timing: not hashed) */
 }
@@ -27,7 +30,8 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
   int root0 = 0, root1 = size - 1, root2 = size / 2;
 
   int bc[4];
-  for (int k = 0; k < 4; k++) bc[k] = rank == root0 ? dv(root0, 0, k) : -1;
+  for (int k = 0; k < 4; k++)
+    bc[k] = rank == root0 ? dv(root0, 0, k) : -1;
   MPI_Ibcast(bc, 4, MPI_INT, root0, MPI_COMM_WORLD, &rq[n++]);
 
   long long red_s[2] = {rank + 1, 2 * rank}, red_r[2] = {-1, -1};
@@ -49,13 +53,14 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
     tot += counts[q];
   }
   int gv_s[3];
-  for (int k = 0; k < counts[rank]; k++) gv_s[k] = dv(rank, 2, k);
+  for (int k = 0; k < counts[rank]; k++)
+    gv_s[k] = dv(rank, 2, k);
   int* gv_r = malloc(sizeof(int) * (size_t)tot);
-  MPI_Igatherv(gv_s, counts[rank], MPI_INT, gv_r, counts, displs, MPI_INT, root0, MPI_COMM_WORLD,
-               &rq[n++]);
+  MPI_Igatherv(gv_s, counts[rank], MPI_INT, gv_r, counts, displs, MPI_INT, root0, MPI_COMM_WORLD, &rq[n++]);
 
   int* sc_s = malloc(sizeof(int) * 2 * (size_t)size);
-  for (int q = 0; q < size; q++) sc_s[2 * q] = dv(root1, q, 0), sc_s[2 * q + 1] = dv(root1, q, 1);
+  for (int q = 0; q < size; q++)
+    sc_s[2 * q] = dv(root1, q, 0), sc_s[2 * q + 1] = dv(root1, q, 1);
   int sc_r[2] = {-1, -1};
   MPI_Iscatter(sc_s, 2, MPI_INT, sc_r, 2, MPI_INT, root1, MPI_COMM_WORLD, &rq[n++]);
 
@@ -64,14 +69,15 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
   MPI_Iallgather(&ag_s, 1, MPI_INT, ag_r, 1, MPI_INT, MPI_COMM_WORLD, &rq[n++]);
 
   int agv_s[3];
-  for (int k = 0; k < counts[rank]; k++) agv_s[k] = dv(rank, 4, k);
+  for (int k = 0; k < counts[rank]; k++)
+    agv_s[k] = dv(rank, 4, k);
   int* agv_r = malloc(sizeof(int) * (size_t)tot);
-  MPI_Iallgatherv(agv_s, counts[rank], MPI_INT, agv_r, counts, displs, MPI_INT, MPI_COMM_WORLD,
-                  &rq[n++]);
+  MPI_Iallgatherv(agv_s, counts[rank], MPI_INT, agv_r, counts, displs, MPI_INT, MPI_COMM_WORLD, &rq[n++]);
 
   int* a2a_s = malloc(sizeof(int) * (size_t)size);
   int* a2a_r = malloc(sizeof(int) * (size_t)size);
-  for (int q = 0; q < size; q++) a2a_s[q] = dv(rank, q, 5);
+  for (int q = 0; q < size; q++)
+    a2a_s[q] = dv(rank, q, 5);
   MPI_Ialltoall(a2a_s, 1, MPI_INT, a2a_r, 1, MPI_INT, MPI_COMM_WORLD, &rq[n++]);
 
   /* Ialltoallv: (i + j) % 2 + 1 ints from i to j */
@@ -91,26 +97,27 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
   int* v_s = malloc(sizeof(int) * (size_t)sp);
   int* v_r = malloc(sizeof(int) * (size_t)rp);
   for (int q = 0; q < size; q++)
-    for (int k = 0; k < scn[q]; k++) v_s[sdp[q] + k] = dv(rank, q, 6 + k);
+    for (int k = 0; k < scn[q]; k++)
+      v_s[sdp[q] + k] = dv(rank, q, 6 + k);
   MPI_Ialltoallv(v_s, scn, sdp, MPI_INT, v_r, rcn, rdp, MPI_INT, MPI_COMM_WORLD, &rq[n++]);
 
   int* rsb_s = malloc(sizeof(int) * (size_t)size);
   int rsb_r = -1;
-  for (int q = 0; q < size; q++) rsb_s[q] = rank + q;
+  for (int q = 0; q < size; q++)
+    rsb_s[q] = rank + q;
   MPI_Ireduce_scatter_block(rsb_s, &rsb_r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[n++]);
 
   int sc_in = rank + 1, sc_out = -1;
-  MPI_Iscan(&sc_in, &sc_out, 1, MPI_INT, MPI_SUM,
-            MPI_COMM_WORLD, &rq[n++]);
+  MPI_Iscan(&sc_in, &sc_out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[n++]);
 
   CHECK(n == NR, "request count");
   MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
 
-  for (int k = 0; k < 4; k++) CHECK(bc[k] == dv(root0, 0, k), "Ibcast");
+  for (int k = 0; k < 4; k++)
+    CHECK(bc[k] == dv(root0, 0, k), "Ibcast");
   ck_ints(h, bc, 4);
   if (rank == root1) {
-    CHECK(red_r[0] == (long long)size * (size + 1) / 2 && red_r[1] == (long long)size * (size - 1),
-          "Ireduce");
+    CHECK(red_r[0] == (long long)size * (size + 1) / 2 && red_r[1] == (long long)size * (size - 1), "Ireduce");
     ck_i64(h, red_r[0]);
     ck_i64(h, red_r[1]);
   }
@@ -123,20 +130,25 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
   }
   if (rank == root0) {
     for (int q = 0; q < size; q++)
-      for (int k = 0; k < counts[q]; k++) CHECK(gv_r[displs[q] + k] == dv(q, 2, k), "Igatherv");
+      for (int k = 0; k < counts[q]; k++)
+        CHECK(gv_r[displs[q] + k] == dv(q, 2, k), "Igatherv");
     ck_ints(h, gv_r, tot);
   }
   CHECK(sc_r[0] == dv(root1, rank, 0) && sc_r[1] == dv(root1, rank, 1), "Iscatter");
   ck_ints(h, sc_r, 2);
-  for (int q = 0; q < size; q++) CHECK(ag_r[q] == dv(q, 3, 0), "Iallgather from %d", q);
+  for (int q = 0; q < size; q++)
+    CHECK(ag_r[q] == dv(q, 3, 0), "Iallgather from %d", q);
   ck_ints(h, ag_r, size);
   for (int q = 0; q < size; q++)
-    for (int k = 0; k < counts[q]; k++) CHECK(agv_r[displs[q] + k] == dv(q, 4, k), "Iallgatherv");
+    for (int k = 0; k < counts[q]; k++)
+      CHECK(agv_r[displs[q] + k] == dv(q, 4, k), "Iallgatherv");
   ck_ints(h, agv_r, tot);
-  for (int q = 0; q < size; q++) CHECK(a2a_r[q] == dv(q, rank, 5), "Ialltoall from %d", q);
+  for (int q = 0; q < size; q++)
+    CHECK(a2a_r[q] == dv(q, rank, 5), "Ialltoall from %d", q);
   ck_ints(h, a2a_r, size);
   for (int q = 0; q < size; q++)
-    for (int k = 0; k < rcn[q]; k++) CHECK(v_r[rdp[q] + k] == dv(q, rank, 6 + k), "Ialltoallv");
+    for (int k = 0; k < rcn[q]; k++)
+      CHECK(v_r[rdp[q] + k] == dv(q, rank, 6 + k), "Ialltoallv");
   ck_ints(h, v_r, rp);
   CHECK(rsb_r == size * (size - 1) / 2 + size * rank, "Ireduce_scatter_block %d", rsb_r);
   ck_int(h, rsb_r);
@@ -164,7 +176,8 @@ static void test_many_outstanding(ck_t* h, int rank, int size) {
 static void test_opposite_order(ck_t* h, int rank, int size) {
   MPI_Request a, b;
   int as = rank, ar = -1, bb[3];
-  for (int k = 0; k < 3; k++) bb[k] = rank == size - 1 ? 70 + k : -1;
+  for (int k = 0; k < 3; k++)
+    bb[k] = rank == size - 1 ? 70 + k : -1;
   MPI_Iallreduce(&as, &ar, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &a);
   MPI_Ibcast(bb, 3, MPI_INT, size - 1, MPI_COMM_WORLD, &b);
   if (rank % 2) {
@@ -198,26 +211,27 @@ static void test_test_loop(ck_t* h, int rank, int size) {
   MPI_Request rq;
   int flag = 0;
   MPI_Iallreduce(v, r, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &rq);
-  while (!flag) MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+  while (!flag)
+    MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
   long long n = size;
-  CHECK(r[0] == n * (n - 1) / 2 && r[1] == (n - 1) * n * (2 * n - 1) / 6 && r[2] == n,
-        "Test-loop Iallreduce");
-  for (int k = 0; k < 3; k++) ck_i64(h, r[k]);
+  CHECK(r[0] == n * (n - 1) / 2 && r[1] == (n - 1) * n * (2 * n - 1) / 6 && r[2] == n, "Test-loop Iallreduce");
+  for (int k = 0; k < 3; k++)
+    ck_i64(h, r[k]);
 }
 
 static void test_overlap(ck_t* h, int rank, int size) {
   int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   int* s = malloc(sizeof(int) * (size_t)size);
   int* r = malloc(sizeof(int) * (size_t)size);
-  for (int q = 0; q < size; q++) s[q] = dv(rank, q, 9);
+  for (int q = 0; q < size; q++)
+    s[q] = dv(rank, q, 9);
   /* a receive posted before the collective, matched by a send made while it is pending */
   int early = -1, late = rank * 3 + 1;
   MPI_Request pre, a2a, snd;
   MPI_Irecv(&early, 1, MPI_INT, MPI_ANY_SOURCE, 41, MPI_COMM_WORLD, &pre);
   MPI_Ialltoall(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, &a2a);
   int sv = rank * 11, rv = -1;
-  MPI_Sendrecv(&sv, 1, MPI_INT, next, 40, &rv, 1, MPI_INT, prev, 40, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&sv, 1, MPI_INT, next, 40, &rv, 1, MPI_INT, prev, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Isend(&late, 1, MPI_INT, next, 41, MPI_COMM_WORLD, &snd);
   MPI_Status st;
   MPI_Wait(&pre, &st);
@@ -225,7 +239,8 @@ static void test_overlap(ck_t* h, int rank, int size) {
   MPI_Wait(&a2a, MPI_STATUS_IGNORE);
   CHECK(rv == prev * 11, "Sendrecv during Ialltoall");
   CHECK(early == prev * 3 + 1 && st.MPI_SOURCE == prev, "wildcard receive during Ialltoall");
-  for (int q = 0; q < size; q++) CHECK(r[q] == dv(q, rank, 9), "overlapped Ialltoall");
+  for (int q = 0; q < size; q++)
+    CHECK(r[q] == dv(q, rank, 9), "overlapped Ialltoall");
   ck_int(h, rv);
   ck_int(h, early);
   ck_ints(h, r, size);

@@ -17,12 +17,12 @@ static void test_fence(ck_t* h, int rank, int size) {
   int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   int w = S_SLOTS + size;
   int* base = malloc(sizeof(int) * (size_t)w);
-  for (int k = 0; k < w; k++) base[k] = -1;
+  for (int k = 0; k < w; k++)
+    base[k] = -1;
   base[S_ACC] = 0;
   base[S_GET] = rank * 3 + 1;
   MPI_Win win;
-  MPI_Win_create(base, (MPI_Aint)(sizeof(int) * (size_t)w), sizeof(int), MPI_INFO_NULL,
-                 MPI_COMM_WORLD, &win);
+  MPI_Win_create(base, (MPI_Aint)(sizeof(int) * (size_t)w), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
 
   MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
   int ring = rank * 10 + 1, acc = rank + 1, rep = rank * 7 + 3;
@@ -34,12 +34,14 @@ static void test_fence(ck_t* h, int rank, int size) {
   MPI_Win_fence(0, win);
 
   CHECK(base[S_RING] == prev * 10 + 1, "ring put got %d", base[S_RING]);
-  for (int k = 0; k < 3; k++) CHECK(base[S_MULTI + k] == next + 100 * k, "multi put %d", k);
+  for (int k = 0; k < 3; k++)
+    CHECK(base[S_MULTI + k] == next + 100 * k, "multi put %d", k);
   ck_int(h, base[S_RING]);
   ck_ints(h, base + S_MULTI, 3);
   if (rank == 0) {
     CHECK(base[S_ACC] == size * (size + 1) / 2, "accumulate sum %d", base[S_ACC]);
-    for (int q = 0; q < size; q++) CHECK(base[S_SLOTS + q] == q * 7 + 3, "replace slot %d", q);
+    for (int q = 0; q < size; q++)
+      CHECK(base[S_SLOTS + q] == q * 7 + 3, "replace slot %d", q);
     ck_int(h, base[S_ACC]);
     ck_ints(h, base + S_SLOTS, size);
   }
@@ -65,11 +67,11 @@ static void test_passive(ck_t* h, int rank, int size) {
   int w = (S_SLOTS + size + 15) / 16 * 16;
   int* base = NULL;
   MPI_Win win;
-  MPI_Win_allocate((MPI_Aint)(sizeof(int) * (size_t)w), sizeof(int), MPI_INFO_NULL,
-                   MPI_COMM_WORLD, &base, &win);
+  MPI_Win_allocate((MPI_Aint)(sizeof(int) * (size_t)w), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
   CHECK(base != NULL, "Win_allocate gave NULL");
   MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
-  for (int k = 0; k < w; k++) base[k] = -1;
+  for (int k = 0; k < w; k++)
+    base[k] = -1;
   base[S_RING] = 0; /* counter on rank 0 */
   base[S_ACC] = 0;
   base[S_GET] = rank * 5 + 2;

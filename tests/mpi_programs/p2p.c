@@ -17,14 +17,18 @@
 #define prev_rank(k) (((rank - (k)) % size + size) % size)
 
 /* value of element i of a message from rank src, kind k */
-static int val(int src, int k, int i) { return src * 1000003 % 9973 + k * 101 + i * 7; }
+static int val(int src, int k, int i) {
+  return src * 1000003 % 9973 + k * 101 + i * 7;
+}
 
 static void test_send_recv_ring(ck_t* h, int rank, int size) {
   if (size < 2) return;
   enum { N = 17 };
   int sbuf[N], rbuf[N + 5];
-  for (int i = 0; i < N; i++) sbuf[i] = val(rank, 1, i);
-  for (int i = 0; i < N + 5; i++) rbuf[i] = -1;
+  for (int i = 0; i < N; i++)
+    sbuf[i] = val(rank, 1, i);
+  for (int i = 0; i < N + 5; i++)
+    rbuf[i] = -1;
   MPI_Status st;
   int count = -1;
   const int tag = 11;
@@ -40,8 +44,10 @@ static void test_send_recv_ring(ck_t* h, int rank, int size) {
   CHECK(count == N, "count %d", count);
   CHECK(st.MPI_SOURCE == prev_rank(1), "source %d", st.MPI_SOURCE);
   CHECK(st.MPI_TAG == tag, "tag %d", st.MPI_TAG);
-  for (int i = 0; i < N; i++) CHECK(rbuf[i] == val(prev_rank(1), 1, i), "rbuf[%d]=%d", i, rbuf[i]);
-  for (int i = N; i < N + 5; i++) CHECK(rbuf[i] == -1, "rbuf[%d] overwritten", i);
+  for (int i = 0; i < N; i++)
+    CHECK(rbuf[i] == val(prev_rank(1), 1, i), "rbuf[%d]=%d", i, rbuf[i]);
+  for (int i = N; i < N + 5; i++)
+    CHECK(rbuf[i] == -1, "rbuf[%d] overwritten", i);
   ck_ints(h, rbuf, N);
 }
 
@@ -54,7 +60,8 @@ static void test_ordering(ck_t* h, int rank, int size) {
   MPI_Request req[K];
   for (int k = 0; k < K; k++) {
     int len = 1 + (k * 7) % 40; /* varying lengths */
-    for (int i = 0; i < len; i++) sbuf[k * 40 + i] = val(rank, k, i);
+    for (int i = 0; i < len; i++)
+      sbuf[k * 40 + i] = val(rank, k, i);
     MPI_Isend(sbuf + k * 40, len, MPI_INT, next_rank(1), tag, MPI_COMM_WORLD, &req[k]);
   }
   for (int k = 0; k < K; k++) {
@@ -68,7 +75,8 @@ static void test_ordering(ck_t* h, int rank, int size) {
     MPI_Get_count(&st, MPI_INT, &count);
     CHECK(count == 1 + (k * 7) % 40, "message %d count %d", k, count);
     CHECK(st.MPI_TAG == tag && st.MPI_SOURCE == prev_rank(1), "status");
-    for (int i = 0; i < count; i++) CHECK(rbuf[i] == val(prev_rank(1), k, i), "order k=%d", k);
+    for (int i = 0; i < count; i++)
+      CHECK(rbuf[i] == val(prev_rank(1), k, i), "order k=%d", k);
     ck_ints(h, rbuf, count);
   }
   MPI_Waitall(K, req, MPI_STATUSES_IGNORE);
@@ -77,7 +85,8 @@ static void test_ordering(ck_t* h, int rank, int size) {
   /* several same-tag messages received purely with ANY_SOURCE/ANY_TAG from one sender */
   if (size >= 2) {
     if (rank == 1) {
-      for (int k = 0; k < K; k++) MPI_Send(&k, 1, MPI_INT, 0, 22, MPI_COMM_WORLD);
+      for (int k = 0; k < K; k++)
+        MPI_Send(&k, 1, MPI_INT, 0, 22, MPI_COMM_WORLD);
     } else if (rank == 0) {
       for (int k = 0; k < K; k++) {
         int v;
@@ -94,7 +103,8 @@ static void test_wildcards(ck_t* h, int rank, int size) {
   int buf[8];
   if (rank != 0) {
     int len = rank % 5 + 1;
-    for (int i = 0; i < len; i++) buf[i] = val(rank, 3, i);
+    for (int i = 0; i < len; i++)
+      buf[i] = val(rank, 3, i);
     MPI_Send(buf, len, MPI_INT, 0, 100 + rank, MPI_COMM_WORLD);
   } else {
     char* seen = calloc((size_t)size, 1);
@@ -109,11 +119,13 @@ static void test_wildcards(ck_t* h, int rank, int size) {
       CHECK(st.MPI_TAG == 100 + src, "tag %d from %d", st.MPI_TAG, src);
       MPI_Get_count(&st, MPI_INT, &count);
       CHECK(count == src % 5 + 1, "count %d from %d", count, src);
-      for (int i = 0; i < count; i++) CHECK(buf[i] == val(src, 3, i), "data from %d", src);
+      for (int i = 0; i < count; i++)
+        CHECK(buf[i] == val(src, 3, i), "data from %d", src);
       sum += buf[0];
     }
     long long expect = 0;
-    for (int s = 1; s < size; s++) expect += val(s, 3, 0);
+    for (int s = 1; s < size; s++)
+      expect += val(s, 3, 0);
     CHECK(sum == expect, "sum");
     ck_i64(h, sum); /* order-independent */
     free(seen);
@@ -123,7 +135,8 @@ static void test_wildcards(ck_t* h, int rank, int size) {
 static void test_probe(ck_t* h, int rank, int size) {
   int len = rank % 7 + 1;
   double sd[8], sd2[3] = {rank + 0.5, rank + 1.5, rank + 2.5};
-  for (int i = 0; i < len; i++) sd[i] = val(rank, 4, i) + 0.25;
+  for (int i = 0; i < len; i++)
+    sd[i] = val(rank, 4, i) + 0.25;
   MPI_Request rq[2];
   MPI_Isend(sd, len, MPI_DOUBLE, next_rank(1), 7, MPI_COMM_WORLD, &rq[0]);
   MPI_Isend(sd2, 3, MPI_DOUBLE, next_rank(1), 8, MPI_COMM_WORLD, &rq[1]);
@@ -141,12 +154,14 @@ static void test_probe(ck_t* h, int rank, int size) {
   CHECK(count == src % 7 + 1, "probe count %d", count);
   double* rd = malloc(sizeof(double) * (size_t)count);
   MPI_Recv(rd, count, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  for (int i = 0; i < count; i++) CHECK(rd[i] == val(src, 4, i) + 0.25, "probe data");
+  for (int i = 0; i < count; i++)
+    CHECK(rd[i] == val(src, 4, i) + 0.25, "probe data");
   ck_doubles(h, rd, count);
   free(rd);
 
   flag = 0;
-  while (!flag) MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+  while (!flag)
+    MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
   MPI_Get_count(&st, MPI_DOUBLE, &count);
   CHECK(st.MPI_TAG == 8 && count == 3 && st.MPI_SOURCE == src, "iprobe status");
   double rd2[3];
@@ -168,7 +183,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
 
   /* Ssend around the ring: rank 0 first, the others receive then send */
   if (size >= 2) {
-    for (int i = 0; i < N; i++) s[i] = val(rank, 5, i);
+    for (int i = 0; i < N; i++)
+      s[i] = val(rank, 5, i);
     if (rank == 0) {
       MPI_Ssend(s, N, MPI_INT, next_rank(1), 5, MPI_COMM_WORLD);
       MPI_Recv(r, N, MPI_INT, prev_rank(1), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -187,7 +203,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
     char* bbuf = malloc((size_t)bsize);
     MPI_Buffer_attach(bbuf, bsize);
     for (int k = 0; k < KB; k++) {
-      for (int i = 0; i < N; i++) s[i] = val(rank, 60 + k, i);
+      for (int i = 0; i < N; i++)
+        s[i] = val(rank, 60 + k, i);
       MPI_Bsend(s, N, MPI_INT, next_rank(1), 6, MPI_COMM_WORLD); /* s reusable at once */
     }
     for (int k = 0; k < KB; k++) {
@@ -196,7 +213,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
     }
     /* Ibsend with the same buffer */
     MPI_Request rq;
-    for (int i = 0; i < N; i++) s[i] = val(rank, 64, i);
+    for (int i = 0; i < N; i++)
+      s[i] = val(rank, 64, i);
     MPI_Ibsend(s, N, MPI_INT, next_rank(1), 64, MPI_COMM_WORLD, &rq);
     MPI_Recv(r, N, MPI_INT, prev_rank(1), 64, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
@@ -212,7 +230,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
   {
     MPI_Request rrq, hrq;
     int dummy = 0;
-    for (int i = 0; i < N; i++) s[i] = val(rank, 7, i);
+    for (int i = 0; i < N; i++)
+      s[i] = val(rank, 7, i);
     MPI_Irecv(r, N, MPI_INT, prev_rank(1), 70, MPI_COMM_WORLD, &rrq);
     MPI_Isend(&dummy, 0, MPI_INT, prev_rank(1), 71, MPI_COMM_WORLD, &hrq);
     MPI_Recv(&dummy, 0, MPI_INT, next_rank(1), 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -222,7 +241,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
     check_ring_data(h, rank, size, r, N, 7);
 
     /* Irsend the same way */
-    for (int i = 0; i < N; i++) s[i] = val(rank, 8, i);
+    for (int i = 0; i < N; i++)
+      s[i] = val(rank, 8, i);
     MPI_Irecv(r, N, MPI_INT, prev_rank(1), 80, MPI_COMM_WORLD, &rrq);
     MPI_Isend(&dummy, 0, MPI_INT, prev_rank(1), 81, MPI_COMM_WORLD, &hrq);
     MPI_Recv(&dummy, 0, MPI_INT, next_rank(1), 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -237,7 +257,8 @@ static void test_send_modes(ck_t* h, int rank, int size) {
   /* Issend (ring, works on 1 rank too) */
   {
     MPI_Request rq[2];
-    for (int i = 0; i < N; i++) s[i] = val(rank, 9, i);
+    for (int i = 0; i < N; i++)
+      s[i] = val(rank, 9, i);
     MPI_Issend(s, N, MPI_INT, next_rank(1), 90, MPI_COMM_WORLD, &rq[0]);
     MPI_Irecv(r, N, MPI_INT, prev_rank(1), 90, MPI_COMM_WORLD, &rq[1]);
     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
@@ -339,7 +360,8 @@ static void test_completion(ck_t* h, int rank, int size) {
       case 4: /* Test */
         for (int k = 0; k < m; k++) {
           int flag = 0;
-          while (!flag) MPI_Test(&rr[k], &flag, &sts[k]);
+          while (!flag)
+            MPI_Test(&rr[k], &flag, &sts[k]);
           CHECK(rr[k] == MPI_REQUEST_NULL, "Test did not free");
           CHECK(sts[k].MPI_SOURCE == prev_rank(k) && sts[k].MPI_TAG == tag, "Test status");
         }
@@ -353,7 +375,8 @@ static void test_completion(ck_t* h, int rank, int size) {
       case 5: /* Testall */
       {
         int flag = 0;
-        while (!flag) MPI_Testall(m, rr, &flag, sts);
+        while (!flag)
+          MPI_Testall(m, rr, &flag, sts);
         for (int k = 0; k < m; k++)
           CHECK(rr[k] == MPI_REQUEST_NULL && sts[k].MPI_SOURCE == prev_rank(k), "Testall");
         break;
@@ -415,8 +438,8 @@ static void test_request_free(ck_t* h, int rank, int size) {
   int p = prev_rank(1);
   CHECK(r[0] == p && r[1] == 2 * p && r[2] == 3 * p, "freed send data");
   ack = rank;
-  MPI_Sendrecv(&ack, 1, MPI_INT, prev_rank(1), 301, &ackr, 1, MPI_INT, next_rank(1), 301,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&ack, 1, MPI_INT, prev_rank(1), 301, &ackr, 1, MPI_INT, next_rank(1), 301, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   CHECK(ackr == next_rank(1), "ack");
   ck_ints(h, r, 3);
 }
@@ -459,7 +482,7 @@ static void test_persistent(ck_t* h, int rank, int size) {
   }
 }
 
-static void test_cancel(ck_t* h, int rank, int size) {
+static void test_cancel(ck_t* h) {
   int buf[4];
   MPI_Request rq;
   MPI_Status st;
@@ -476,22 +499,27 @@ static void test_cancel(ck_t* h, int rank, int size) {
 static void test_sendrecv(ck_t* h, int rank, int size) {
   enum { N = 8 };
   long s[N], r[N];
-  for (int i = 0; i < N; i++) s[i] = val(rank, 11, i);
+  for (int i = 0; i < N; i++)
+    s[i] = val(rank, 11, i);
   MPI_Status st;
-  MPI_Sendrecv(s, N, MPI_LONG, next_rank(1), 500, r, N, MPI_LONG, prev_rank(1), 500,
-               MPI_COMM_WORLD, &st);
+  MPI_Sendrecv(s, N, MPI_LONG, next_rank(1), 500, r, N, MPI_LONG, prev_rank(1), 500, MPI_COMM_WORLD, &st);
   CHECK(st.MPI_SOURCE == prev_rank(1) && st.MPI_TAG == 500, "Sendrecv status");
-  for (int i = 0; i < N; i++) CHECK(r[i] == val(prev_rank(1), 11, i), "Sendrecv data");
-  for (int i = 0; i < N; i++) ck_i64(h, r[i]);
+  for (int i = 0; i < N; i++)
+    CHECK(r[i] == val(prev_rank(1), 11, i), "Sendrecv data");
+  for (int i = 0; i < N; i++)
+    ck_i64(h, r[i]);
 
   /* Sendrecv_replace: shift left by 2 */
-  for (int i = 0; i < N; i++) s[i] = val(rank, 12, i);
+  for (int i = 0; i < N; i++)
+    s[i] = val(rank, 12, i);
   int cnt;
   MPI_Sendrecv_replace(s, N, MPI_LONG, prev_rank(2), 501, next_rank(2), 501, MPI_COMM_WORLD, &st);
   MPI_Get_count(&st, MPI_LONG, &cnt);
   CHECK(cnt == N && st.MPI_SOURCE == next_rank(2), "Sendrecv_replace status");
-  for (int i = 0; i < N; i++) CHECK(s[i] == val(next_rank(2), 12, i), "Sendrecv_replace data");
-  for (int i = 0; i < N; i++) ck_i64(h, s[i]);
+  for (int i = 0; i < N; i++)
+    CHECK(s[i] == val(next_rank(2), 12, i), "Sendrecv_replace data");
+  for (int i = 0; i < N; i++)
+    ck_i64(h, s[i]);
 
   /* non-periodic shift: the ends talk to MPI_PROC_NULL */
   int up = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
@@ -507,7 +535,7 @@ static void test_sendrecv(ck_t* h, int rank, int size) {
   ck_int(h, y);
 }
 
-static void test_proc_null(ck_t* h, int rank, int size) {
+static void test_proc_null(ck_t* h) {
   int v = 5, w = 9, cnt = -1;
   MPI_Status st;
   MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
@@ -526,8 +554,8 @@ static void test_proc_null(ck_t* h, int rank, int size) {
 #if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40200000
   /* MPICH before 4.2 returns MPI_SOURCE = MPI_TAG = 0 here (pmodels/mpich#6805, fixed by #6819) */
 #else
-  CHECK(sts[1].MPI_SOURCE == MPI_PROC_NULL && sts[1].MPI_TAG == MPI_ANY_TAG,
-        "PROC_NULL Irecv status src=%d tag=%d", sts[1].MPI_SOURCE, sts[1].MPI_TAG);
+  CHECK(sts[1].MPI_SOURCE == MPI_PROC_NULL && sts[1].MPI_TAG == MPI_ANY_TAG, "PROC_NULL Irecv status src=%d tag=%d",
+        sts[1].MPI_SOURCE, sts[1].MPI_TAG);
 #endif
   int flag = 0;
   MPI_Iprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &st);
@@ -561,30 +589,28 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ck_t h = CK_INIT;
+  /* a Barrier after each test keeps the wildcard receives of one test away from the next */
   test_send_recv_ring(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_ordering(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_wildcards(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_probe(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_send_modes(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_completion(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_request_free(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
   test_persistent(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
-  test_cancel(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
+  test_cancel(&h);
   test_sendrecv(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
-  test_proc_null(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
+  MPI_Barrier(MPI_COMM_WORLD);
+  test_proc_null(&h);
   test_zero_byte(&h, rank, size);
-  MPI_Barrier(MPI_COMM_WORLD); /* keeps wildcard receives of one test away from the next */
   MPI_Barrier(MPI_COMM_WORLD);
   ck_finish(&h, "p2p");
   MPI_Finalize();

@@ -9,7 +9,7 @@
 # Environment:
 #   MPICC, MPIEXEC      compiler wrapper and launcher (default: mpicc, mpiexec on PATH)
 #   NPS                 rank counts for every program          (default "1 2 3 4 5 8")
-#   NPS_CHEAP           extra rank counts for the cheap ones   (default "16")
+#   NPS_CHEAP           extra rank counts for the cheap ones   (default "16"; "" for none)
 #   CHEAP               programs run at NPS_CHEAP              (default: all but colls)
 #   NP_REPEAT           rank count run twice for determinism   (default 3)
 #   RUN_TIMEOUT         seconds per run                        (default 240)
@@ -32,7 +32,7 @@ BUILD="${1:-/tmp/mpi_programs_build}"
 MPICC="${MPICC:-mpicc}"
 MPIEXEC="${MPIEXEC:-mpiexec}"
 NPS="${NPS:-1 2 3 4 5 8}"
-NPS_CHEAP="${NPS_CHEAP:-16}"
+NPS_CHEAP="${NPS_CHEAP-16}"
 CHEAP="${CHEAP:-p2p datatypes comms onesided nbc globals errors halo}"
 NP_REPEAT="${NP_REPEAT:-3}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-240}"
@@ -147,7 +147,7 @@ elif [ -f "$expected" ]; then
     fi
   done < "$BUILD/results.txt"
   failures=$((failures + mism))
-  [ "$mism" -ne 0 ] || echo "== all RESULT hashes match expected_results.txt"
+  [ "$mism" -ne 0 ] || echo "== every RESULT hash matches expected_results.txt"
 fi
 
 total=$(awk -v a="$start_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')

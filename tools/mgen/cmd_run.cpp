@@ -273,6 +273,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
       try {
         prog.mains[static_cast<size_t>(mpi::current_rank())](argc, argv);
       } catch (const mpi::ProgramExit&) {
+        mpi::forget_unwound_frames();
         // exit(0) inside a rank: that rank is done
       }
       mpi::mpi_program_end();

@@ -71,6 +71,9 @@ std::vector<CollectiveAlgorithmInfo> collective_algorithms();
 
 // The world rank of the calling fiber (inside a run), or -1.
 int current_rank();
+// Call first in a catch block that runs on a rank (AddressSanitizer builds need it; see
+// runtime::forget_unwound_frames).
+void forget_unwound_frames();
 
 // Recompiled MPI programs: `mgen run` calls these on each rank around its main(), so that the
 // CPU time before the first and after the last MPI call counts as computation.
