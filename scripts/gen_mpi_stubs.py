@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Writes libmgen/mpi/unsupported.cpp: every MPI function MPICH's mpi.h declares that the MPI
-layer does not implement, as a stub that stops the run naming the function. Rerun after adding
-bindings: python3 scripts/gen_mpi_stubs.py"""
+layer does not implement, as a stub that stops the run naming the function; and the list of
+implemented functions at the end of docs/mpi-coverage.md. Rerun after adding bindings (then
+clang-format the stubs): python3 scripts/gen_mpi_stubs.py
+With --check, writes nothing and fails if either file is stale (a test runs this)."""
 import pathlib
 import re
+import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 inc = pathlib.Path("/usr/include/x86_64-linux-gnu/mpich")
@@ -29,5 +32,30 @@ for n in missing + tools:
     out.append(f'int PMPI_{n}() {{ mgen::mpi::abi::unsupported("MPI_{n}"); }}')
     out.append(f"#pragma weak MPI_{n} = PMPI_{n}")
 out += ["", "}  // extern \"C\"", "// NOLINTEND", ""]
-(root / "libmgen/mpi/unsupported.cpp").write_text("\n".join(out))
-print(f"{len(declared)} functions in mpi.h, {len(defined & set(declared))} implemented, {len(missing) + len(tools)} stubs")
+implemented = sorted(n for n in declared if n in defined)
+stub_file = root / "libmgen/mpi/unsupported.cpp"
+doc_file = root / "docs/mpi-coverage.md"
+doc = doc_file.read_text()
+marker = "## Implemented functions\n"
+lines = [marker.strip(), ""]
+for letter in sorted({n[0] for n in implemented}):
+    lines.append(", ".join(f"`MPI_{n}`" for n in implemented if n[0] == letter))
+    lines.append("")
+new_doc = doc[: doc.index(marker)] + "\n".join(lines)
+new_doc = re.sub(r"libmgen implements the \d+ functions", f"libmgen implements the {len(implemented)} functions", new_doc)
+new_doc = re.sub(r"The other\s+\d+ functions", f"The other {len(missing) + len(tools)} functions", new_doc)
+if "--check" in sys.argv:
+    stale = []
+    stubs = sorted(re.findall(r"^int PMPI_(\w+)\(", stub_file.read_text(), re.M))
+    if stubs != sorted(missing + tools):
+        stale.append(f"{stub_file} (stubs for {sorted(set(stubs) ^ set(missing + tools))})")
+    if new_doc != doc:
+        stale.append(str(doc_file))
+    if stale:
+        print("stale, rerun scripts/gen_mpi_stubs.py:", ", ".join(stale))
+        sys.exit(1)
+    print(f"up to date: {len(implemented)} implemented, {len(missing) + len(tools)} stubs")
+    sys.exit(0)
+stub_file.write_text("\n".join(out))
+doc_file.write_text(new_doc)
+print(f"{len(declared)} functions in mpi.h, {len(implemented)} implemented, {len(missing) + len(tools)} stubs")

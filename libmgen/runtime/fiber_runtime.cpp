@@ -49,6 +49,11 @@ StackPool::StackPool(size_t stack_bytes, size_t count)
                              std::strerror(errno) + ")");
   }
   base_ = static_cast<char*>(p);
+#if defined(__SANITIZE_ADDRESS__)
+  // The mapping may reuse addresses of an earlier run's stacks, whose shadow still holds the
+  // redzones of frames an exception skipped (see forget_unwound_frames).
+  __asan_unpoison_memory_region(base_, slot_bytes_ * count_);
+#endif
   for (size_t i = 0; i < count_; ++i) {
     char* bottom = base_ + i * slot_bytes_;
     if (guarded_) {
@@ -62,6 +67,9 @@ StackPool::StackPool(size_t stack_bytes, size_t count)
 }
 
 StackPool::~StackPool() {
+#if defined(__SANITIZE_ADDRESS__)
+  if (base_) __asan_unpoison_memory_region(base_, slot_bytes_ * count_);
+#endif
   if (base_) munmap(base_, slot_bytes_ * count_);
 }
 

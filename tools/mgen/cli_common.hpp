@@ -29,5 +29,7 @@ using Runner = std::function<int()>;
 Runner add_info(CLI::App& app);
 Runner add_traffic(CLI::App& app);
 Runner add_run(CLI::App& app);
+Runner add_trace(CLI::App& app);
+Runner add_record(CLI::App& app);
 
 }  // namespace mgen::cli

@@ -6,6 +6,7 @@
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/net/config.hpp"
+#include "mgen/trace/reader.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mgen: performance prediction of MPI applications on modelled parallel machines"};
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_info);
   add(mgen::cli::add_traffic);
   add(mgen::cli::add_run);
+  add(mgen::cli::add_record);
+  add(mgen::cli::add_trace);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +37,9 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const mgen::net::ConfigError& e) {
     std::cerr << "mgen: error: " << e.key() << ": " << e.what() << "\n";
+    return 2;
+  } catch (const mgen::trace::TraceError& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << "mgen: error: " << e.what() << "\n";
