@@ -51,6 +51,7 @@ struct State {
   volatile size_t committed = 0;
   uint64_t records = 0;
   uint64_t last_cpu = 0, last_wall = 0;  // when the previous call returned
+  uint64_t last_flush = 0;
   std::vector<uint8_t> fields, record;
   // Live requests by handle, oldest first. MPICH hands out one predefined handle for every
   // request that completed at once (a small eager send, a receive from MPI_PROC_NULL), so
@@ -169,6 +170,10 @@ Call::Call(Op op) : op_(op), cpu0_(0), wall0_(0), fields_(g->fields) {
   fields_.clear();
   wall0_ = clock_ns(CLOCK_MONOTONIC);
   cpu0_ = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (op == Op::kInit) {  // nothing before MPI_Init counts
+    g->last_wall = wall0_;
+    g->last_cpu = cpu0_;
+  }
 }
 
 void Call::end() {
@@ -183,6 +188,12 @@ void Call::end() {
   append(rec);
   g->last_wall = clock_ns(CLOCK_MONOTONIC);
   g->last_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  // At least once a second on disk, so that even a rank killed without a chance to flush
+  // (SIGKILL) leaves most of its trace.
+  if (g->last_wall - g->last_flush > 1000000000ull) {
+    flush();
+    g->last_flush = g->last_wall;
+  }
 }
 
 bool recording() {
@@ -323,30 +334,28 @@ int send(Op op, Mode mode, const void* buf, int count, MPI_Datatype t, int dest,
 extern "C" {
 
 int MPI_Init(int* argc, char*** argv) {
-  const uint64_t wall0 = mgen::recorder::clock_ns(CLOCK_MONOTONIC);
-  const int rc = PMPI_Init(argc, argv);
+  // The record's computation is zero and its duration MPI's initialisation: the run starts
+  // when MPI_Init returns.
   if (g == nullptr) g = new State();
+  Call c(Op::kInit);
+  const int rc = PMPI_Init(argc, argv);
   PMPI_Comm_rank(MPI_COMM_WORLD, &g->rank);
   open_trace();
   g->on = true;
-  g->last_wall = wall0;
-  g->last_cpu = mgen::recorder::clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  Call c(Op::kInit);
   c.u(0);
   c.end();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const uint64_t wall0 = mgen::recorder::clock_ns(CLOCK_MONOTONIC);
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  // The record's computation is zero and its duration MPI's initialisation: the run starts
+  // when MPI_Init returns.
   if (g == nullptr) g = new State();
+  Call c(Op::kInit);
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
   PMPI_Comm_rank(MPI_COMM_WORLD, &g->rank);
   open_trace();
   g->on = true;
-  g->last_wall = wall0;
-  g->last_cpu = mgen::recorder::clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  Call c(Op::kInit);
   c.u(static_cast<uint64_t>(*provided) + 1);
   c.end();
   return rc;

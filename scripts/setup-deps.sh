@@ -7,7 +7,7 @@ packages=(
   cmake g++ ninja-build pkg-config clang-format
   libtomlplusplus-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
   libboost-fiber-dev libboost-context-dev libmpich-dev mpich
-  gnuplot-nox
+  gnuplot-nox gfortran python3
 )
 
 missing=()

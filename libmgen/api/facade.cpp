@@ -67,7 +67,10 @@ Scope::~Scope() {
 }
 
 void Scope::fail(int error_class, const std::string& message) {
-  if (binding().throw_errors) throw CallError{error_class, message};
+  if (binding().throw_errors) {
+    runtime::forget_unwound_frames();  // (AddressSanitizer builds: see there)
+    throw CallError{error_class, message};
+  }
   world_->fail(fmt::format("rank {}: {}: {}: {}", rank_->id, name_, error_class_name(error_class), message));
 }
 

@@ -361,7 +361,10 @@ void World::complete(RankId id, uint32_t q) {
 void World::suspend(Rank& r) {
   fibers_->suspend(r.id);
   current_ = r.id;  // the engine may have resumed several ranks in one pass
-  if (stopping_) throw RankUnwind{};
+  if (stopping_) {
+    runtime::forget_unwound_frames();
+    throw RankUnwind{};
+  }
 }
 
 void World::block(Rank& r) {
@@ -371,6 +374,7 @@ void World::block(Rank& r) {
 
 void World::fail(const std::string& message) {
   if (!error_) error_ = message;
+  runtime::forget_unwound_frames();
   throw RankUnwind{};
 }
 

@@ -302,5 +302,6 @@ extern "C" [[noreturn]] void __wrap_exit(int code) {
   if (w == nullptr || !w->in_rank()) std::exit(code);
   api::binding() = api::Binding{};
   if (code != 0) w->fail(fmt::format("rank {} called exit({})", w->current().id, code));
+  mgen::runtime::forget_unwound_frames();
   throw mgen::mpi::ProgramExit{code};
 }

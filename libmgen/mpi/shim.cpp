@@ -249,6 +249,7 @@ api::Scope& scope() {
 }
 
 void fail(int mpi_class, const std::string& message) {
+  mgen::runtime::forget_unwound_frames();
   throw MpiError{mpi_class, message};
 }
 

@@ -61,10 +61,11 @@ class StackPool {
   char* base_ = nullptr;
 };
 
-// Under AddressSanitizer, call in every catch block that runs on a rank's stack: ASan cannot
-// see Boost.Fiber's stack switches (google/sanitizers#189), so a throw leaves the redzones of
-// the frames it skipped poisoned and later calls would be reported as overflows. This clears
-// them below the caller's frame. Without ASan it does nothing.
+// Under AddressSanitizer, call right before a throw and first in every catch block that runs
+// on a rank's stack: ASan cannot see Boost.Fiber's stack switches (google/sanitizers#189), so
+// it does not clear the stack below a throw (its own handler then trips over stale redzones)
+// nor the frames an exception skipped. This clears the rank's stack below the caller's frame.
+// Without ASan it does nothing.
 void forget_unwound_frames();
 
 // Runs `count` fibers, fiber i executing body(i), with stacks of `stack_bytes`.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgen/config/machine.hpp"
+#include "mgen/mpi/run.hpp"
 
 namespace mgen::cli {
 
@@ -17,6 +18,29 @@ struct MachineOptions {
   void attach(CLI::App& app);
   config::MachineConfig load() const;
 };
+
+// How a job runs: machine, ranks and their placement, outputs. Shared by run and replay.
+struct JobOptions {
+  MachineOptions machine;
+  uint32_t ranks = 0;
+  uint32_t ppn = 0;  // 0: the machine's node.procs_per_node
+  std::string placement = "block";
+  std::string stack = "256KiB";
+  std::string report, timeline;
+  bool quiet = false;
+  // -n is an option of `run` only (replay takes the rank count from the traces).
+  void attach(CLI::App& app, bool with_ranks);
+};
+mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
+
+// The end of a run or replay: the summary, the JSON report, the timeline.
+std::string seconds(double s);
+void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
+                   const mpi::RunReport& r, const std::string& command);
+void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,
+                       const mpi::JobConfig& job, const mpi::RunReport& r, const std::string& command,
+                       const nlohmann::json& extra = nlohmann::json::object());
+void write_timeline(const std::string& path, const mpi::RunReport& r);
 
 // Writes `report` to `path` (pretty-printed); "-" means standard output.
 void write_report(const std::string& path, const nlohmann::json& report);
@@ -31,5 +55,6 @@ Runner add_traffic(CLI::App& app);
 Runner add_run(CLI::App& app);
 Runner add_trace(CLI::App& app);
 Runner add_record(CLI::App& app);
+Runner add_replay(CLI::App& app);
 
 }  // namespace mgen::cli

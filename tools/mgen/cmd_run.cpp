@@ -20,13 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RunCli {
-  MachineOptions machine;
-  uint32_t ranks = 0;
-  uint32_t ppn = 0;  // 0: the machine's node.procs_per_node
-  std::string placement = "block";
-  std::string stack = "256KiB";
-  std::string report, timeline;
-  bool quiet = false;
+  JobOptions job;
   bool ignore_compute = false;
 };
 
@@ -107,7 +101,20 @@ Program load_program(const fs::path& path, uint32_t ranks) {
   return p;
 }
 
-mpi::JobConfig job_config(const RunCli& o, const config::MachineConfig& m) {
+}  // namespace
+
+void JobOptions::attach(CLI::App& sub, bool with_ranks) {
+  machine.attach(sub);
+  if (with_ranks) sub.add_option("-n,--ranks", ranks, "number of MPI ranks")->required();
+  sub.add_option("--ppn", ppn, "ranks per node (default: the machine's node.procs_per_node)");
+  sub.add_option("--placement", placement, "rank to node placement: block, round_robin, or a file of node numbers");
+  sub.add_option("--stack", stack, "stack size of each rank's fiber (default 256KiB)");
+  sub.add_option("--report", report, "write a JSON report to FILE ('-' for stdout)");
+  sub.add_option("--timeline", timeline, "write a Chrome/Perfetto trace of every rank's calls to FILE");
+  sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
+}
+
+mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   mpi::JobConfig job;
   if (o.ranks == 0) throw std::invalid_argument("-n: a job needs at least one rank");
   job.ranks = o.ranks;
@@ -152,8 +159,8 @@ std::string seconds(double s) {
 }
 
 void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
-                   const mpi::RunReport& r) {
-  fmt::print("mgen run: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", job.ranks, program, m.name,
+                   const mpi::RunReport& r, const std::string& command) {
+  fmt::print("mgen {}: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", command, job.ranks, program, m.name,
              m.network.backend, job.procs_per_node);
   fmt::print("predicted time   {}\n", seconds(r.predicted_s));
   double compute = 0, overhead = 0, wait = 0;
@@ -190,7 +197,8 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
 }
 
 void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,
-                       const mpi::JobConfig& job, const mpi::RunReport& r) {
+                       const mpi::JobConfig& job, const mpi::RunReport& r, const std::string& command,
+                       const nlohmann::json& extra) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const mpi::RankReport& k : r.ranks) {
     ranks.push_back({{"rank", k.rank},
@@ -212,24 +220,26 @@ void write_json_report(const std::string& path, const std::string& program, cons
                      {"busy_s", l.stats.busy.seconds()},
                      {"utilization", r.drained_s > 0 ? l.stats.busy.seconds() / r.drained_s : 0.0}});
   }
-  write_report(path, {{"command", "run"},
-                      {"program", program},
-                      {"ok", r.ok},
-                      {"error", r.error},
-                      {"predicted_time_s", r.predicted_s},
-                      {"drained_s", r.drained_s},
-                      {"ranks", job.ranks},
-                      {"procs_per_node", job.procs_per_node},
-                      {"wall_s", r.wall_s},
-                      {"events", r.events},
-                      {"messages", r.messages},
-                      {"intra_node_messages", r.intra_node_messages},
-                      {"bytes", r.bytes},
-                      {"packets", r.network.packets},
-                      {"packet_hops", r.network.packet_hops},
-                      {"machine", machine_json(m)},
-                      {"per_rank", ranks},
-                      {"links", links}});
+  nlohmann::json report = {{"command", command},
+                           {"program", program},
+                           {"ok", r.ok},
+                           {"error", r.error},
+                           {"predicted_time_s", r.predicted_s},
+                           {"drained_s", r.drained_s},
+                           {"ranks", job.ranks},
+                           {"procs_per_node", job.procs_per_node},
+                           {"wall_s", r.wall_s},
+                           {"events", r.events},
+                           {"messages", r.messages},
+                           {"intra_node_messages", r.intra_node_messages},
+                           {"bytes", r.bytes},
+                           {"packets", r.network.packets},
+                           {"packet_hops", r.network.packet_hops},
+                           {"machine", machine_json(m)},
+                           {"per_rank", ranks},
+                           {"links", links}};
+  report.update(extra);
+  write_report(path, report);
 }
 
 // Chrome / Perfetto trace: one track per rank, one slice per MGEN call.
@@ -252,15 +262,17 @@ void write_timeline(const std::string& path, const mpi::RunReport& r) {
   out << "\n]}\n";
 }
 
+namespace {
+
 int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (rest.empty()) throw std::invalid_argument("mgen run needs a PROGRAM");
-  const config::MachineConfig m = o.machine.load();
+  const config::MachineConfig m = o.job.machine.load();
   const fs::path program = resolve_program(rest[0]);
-  mpi::JobConfig job = job_config(o, m);
+  mpi::JobConfig job = make_job(o.job, m);
   job.measure_compute = !o.ignore_compute;
   const Program prog = load_program(program, job.ranks);
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
-  const bool tty = isatty(STDERR_FILENO) && !o.quiet;
+  const bool tty = isatty(STDERR_FILENO) && !o.job.quiet;
   const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
     if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
   };
@@ -282,13 +294,13 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   const mpi::RunReport r = mpi::run_job(setup, job, main, rest, progress);
   if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
   const std::string name = program.stem().string();
-  if (!o.report.empty()) write_json_report(o.report, name, m, job, r);
-  if (!o.timeline.empty()) write_timeline(o.timeline, r);
+  if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
+  if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
   if (!r.ok) {
     std::cerr << "mgen run: the simulated job failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
     return 3;
   }
-  if (!o.quiet) print_summary(name, m, job, r);
+  if (!o.job.quiet) print_summary(name, m, job, r, "run");
   return 0;
 }
 
@@ -297,14 +309,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
 Runner add_run(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "run an MGEN program on the modelled machine and predict its time");
   auto o = std::make_shared<RunCli>();
-  o->machine.attach(*sub);
-  sub->add_option("-n,--ranks", o->ranks, "number of MPI ranks")->required();
-  sub->add_option("--ppn", o->ppn, "ranks per node (default: the machine's node.procs_per_node)");
-  sub->add_option("--placement", o->placement, "rank to node placement: block, round_robin, or a file of node numbers");
-  sub->add_option("--stack", o->stack, "stack size of each rank's fiber (default 256KiB)");
-  sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
-  sub->add_option("--timeline", o->timeline, "write a Chrome/Perfetto trace of every rank's MGEN calls to FILE");
-  sub->add_flag("-q,--quiet", o->quiet, "no summary and no progress line");
+  o->job.attach(*sub, true);
   sub->add_flag("--ignore-compute", o->ignore_compute,
                 "MPI programs: do not charge measured CPU time between MPI calls (only MPI_Comp counts)");
   sub->prefix_command();  // PROGRAM and everything after it belong to the program

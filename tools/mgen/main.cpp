@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_run);
   add(mgen::cli::add_record);
   add(mgen::cli::add_trace);
+  add(mgen::cli::add_replay);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,129 @@
+// mgen replay DIR: replays recorded traces (mgen record) on the modelled machine and reports
+// like mgen run; --time-shift compares recorded and simulated call durations (PPT §7).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli_common.hpp"
+#include "mgen/trace/replay.hpp"
+
+namespace mgen::cli {
+namespace {
+
+struct ReplayCli {
+  JobOptions job;
+  std::string dir;
+  double cpu_scale = 0;  // 0: the machine's node.cpu_scale
+  std::string compute = "cpu";
+  bool time_shift = false;
+  std::string schedule;
+  std::string durations;
+};
+
+// Recorded against simulated call durations, per MPI function (the numbers behind PPT Fig. 11).
+void print_durations(const std::vector<trace::CallTiming>& ts) {
+  struct Sum {
+    uint64_t n = 0;
+    double recorded = 0, simulated = 0;
+  };
+  std::map<std::string, Sum> by;
+  for (const trace::CallTiming& t : ts) {
+    Sum& s = by[t.call];
+    ++s.n;
+    s.recorded += t.recorded;
+    s.simulated += t.simulated;
+  }
+  fmt::print("\n{:<24} {:>9} {:>14} {:>14} {:>8}\n", "call", "calls", "recorded mean", "simulated mean", "ratio");
+  for (const auto& [name, s] : by) {
+    if (s.recorded == 0 && s.simulated == 0) continue;
+    const double n = static_cast<double>(s.n);
+    fmt::print("{:<24} {:>9} {:>14} {:>14} {:>8}\n", name, s.n, seconds(s.recorded / n), seconds(s.simulated / n),
+               s.recorded > 0 ? fmt::format("{:.2f}", s.simulated / s.recorded) : std::string("-"));
+  }
+}
+
+int replay(const ReplayCli& o) {
+  const config::MachineConfig m = o.job.machine.load();
+  JobOptions jo = o.job;
+  jo.ranks = 1;  // replaced by the traces' rank count
+  mpi::JobConfig job = make_job(jo, m);
+  trace::ReplayOptions opt;
+  opt.cpu_scale = o.cpu_scale > 0 ? o.cpu_scale : m.node.cpu_scale;
+  if (o.compute != "cpu" && o.compute != "wall") {
+    throw std::invalid_argument(fmt::format("--compute: '{}' is neither cpu nor wall", o.compute));
+  }
+  opt.wall_compute = o.compute == "wall";
+  const std::string schedule = o.time_shift ? "shifted" : o.schedule.empty() ? "compute" : o.schedule;
+  if (schedule == "compute") {
+    opt.schedule = trace::Schedule::kCompute;
+  } else if (schedule == "recorded") {
+    opt.schedule = trace::Schedule::kRecorded;
+  } else if (schedule == "shifted") {
+    opt.schedule = trace::Schedule::kShifted;
+  } else {
+    throw std::invalid_argument(fmt::format("--schedule: '{}' is none of compute, recorded, shifted", o.schedule));
+  }
+  opt.durations = o.time_shift || !o.durations.empty() || opt.schedule != trace::Schedule::kCompute;
+  const bool tty = isatty(STDERR_FILENO) && !o.job.quiet;
+  const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
+    if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
+  };
+  const trace::ReplayResult res = trace::replay({m.network, m.mpi, m.node, m.collectives}, job, o.dir, opt, progress);
+  if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
+  job.ranks = static_cast<uint32_t>(res.report.ranks.size());
+  const std::string name = std::filesystem::path(o.dir).filename().string();
+  const mpi::RunReport& r = res.report;
+  if (!o.job.report.empty()) {
+    nlohmann::json extra = {{"recorded_run_s", res.recorded_s}, {"incomplete_ranks", res.incomplete_ranks}};
+    write_json_report(o.job.report, name, m, job, r, "replay", extra);
+  }
+  if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
+  if (!o.durations.empty()) {
+    std::ofstream out(o.durations);
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", o.durations));
+    out << "rank,index,call,recorded_start_s,recorded_s,simulated_start_s,simulated_s\n";
+    for (const trace::CallTiming& t : res.durations) {
+      out << fmt::format("{},{},{},{:.9f},{:.9f},{:.9f},{:.9f}\n", t.rank, t.index, t.call, t.recorded_start,
+                         t.recorded, t.simulated_start, t.simulated);
+    }
+  }
+  if (res.incomplete_ranks > 0) {
+    std::cerr << fmt::format("mgen replay: {} rank(s) died in the recorded run; they replay up to where they stopped\n",
+                             res.incomplete_ranks);
+  }
+  if (!r.ok) {
+    std::cerr << "mgen replay: the replay failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
+    return 3;
+  }
+  if (!o.job.quiet) {
+    print_summary(name, m, job, r, "replay");
+    fmt::print("recorded run     {} (MPI_Init to MPI_Finalize, slowest rank); predicted / recorded = {:.3f}\n",
+               seconds(res.recorded_s), res.recorded_s > 0 ? r.predicted_s / res.recorded_s : 0.0);
+    if (opt.durations) print_durations(res.durations);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner add_replay(CLI::App& app) {
+  auto* sub = app.add_subcommand("replay", "replay recorded traces (mgen record) on the modelled machine");
+  auto o = std::make_shared<ReplayCli>();
+  sub->add_option("TRACES", o->dir, "directory of traces written by mgen record")->required();
+  o->job.attach(*sub, false);
+  sub->add_option("--cpu-scale", o->cpu_scale,
+                  "factor on the recorded computation: target CPU time / recording CPU time (default: the "
+                  "machine's node.cpu_scale)");
+  sub->add_option("--compute", o->compute, "computation between calls from the recorded cpu (default) or wall time");
+  sub->add_option("--schedule", o->schedule,
+                  "when calls start: compute (after the recorded computation; default), recorded (at their "
+                  "recorded times), shifted (recorded, with PPT's time shift)");
+  sub->add_flag("--time-shift", o->time_shift, "--schedule shifted, and compare recorded and simulated durations");
+  sub->add_option("--durations", o->durations, "write every call's recorded and simulated duration to FILE (CSV)");
+  return [o] { return replay(*o); };
+}
+
+}  // namespace mgen::cli
