@@ -14,10 +14,11 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
   if (!mgen::recorder::recording())
     return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                            target_datatype, op, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Accumulate");
   Call c(Op::kOther);
   const int result_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                       target_count, target_datatype, op, win);
-  c.u(mgen::recorder::name_id("MPI_Accumulate"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -27,58 +28,65 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
   if (!mgen::recorder::recording())
     return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                              target_datatype, op, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Accumulate_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                         target_count, target_datatype, op, win);
-  c.u(mgen::recorder::name_id("MPI_Accumulate_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Add_error_class(int* errorclass) {
   if (!mgen::recorder::recording()) return PMPI_Add_error_class(errorclass);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Add_error_class");
   Call c(Op::kLocal);
   const int result_ = PMPI_Add_error_class(errorclass);
-  c.u(mgen::recorder::name_id("MPI_Add_error_class"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Add_error_code(int errorclass, int* errorcode) {
   if (!mgen::recorder::recording()) return PMPI_Add_error_code(errorclass, errorcode);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Add_error_code");
   Call c(Op::kLocal);
   const int result_ = PMPI_Add_error_code(errorclass, errorcode);
-  c.u(mgen::recorder::name_id("MPI_Add_error_code"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Add_error_string(int errorcode, const char* string) {
   if (!mgen::recorder::recording()) return PMPI_Add_error_string(errorcode, string);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Add_error_string");
   Call c(Op::kLocal);
   const int result_ = PMPI_Add_error_string(errorcode, string);
-  c.u(mgen::recorder::name_id("MPI_Add_error_string"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Address(void* location, MPI_Aint* address) {
   if (!mgen::recorder::recording()) return PMPI_Address(location, address);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Address");
   Call c(Op::kLocal);
   const int result_ = PMPI_Address(location, address);
-  c.u(mgen::recorder::name_id("MPI_Address"));
+  c.u(name_);
   c.end();
   return result_;
 }
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
   if (!mgen::recorder::recording()) return PMPI_Aint_add(base, disp);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Aint_add");
   Call c(Op::kLocal);
   const MPI_Aint result_ = PMPI_Aint_add(base, disp);
-  c.u(mgen::recorder::name_id("MPI_Aint_add"));
+  c.u(name_);
   c.end();
   return result_;
 }
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   if (!mgen::recorder::recording()) return PMPI_Aint_diff(addr1, addr2);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Aint_diff");
   Call c(Op::kLocal);
   const MPI_Aint result_ = PMPI_Aint_diff(addr1, addr2);
-  c.u(mgen::recorder::name_id("MPI_Aint_diff"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -86,9 +94,10 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgather_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Allgather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -96,10 +105,11 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgather_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allgather_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -108,10 +118,11 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
                          MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgather_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allgather_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -119,9 +130,10 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgatherv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Allgatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -131,10 +143,11 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   if (!mgen::recorder::recording())
     return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                 request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgatherv_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allgatherv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -144,27 +157,30 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
   if (!mgen::recorder::recording())
     return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                   request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allgatherv_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allgatherv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   if (!mgen::recorder::recording()) return PMPI_Alloc_mem(size, info, baseptr);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alloc_mem");
   Call c(Op::kLocal);
   const int result_ = PMPI_Alloc_mem(size, info, baseptr);
-  c.u(mgen::recorder::name_id("MPI_Alloc_mem"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allreduce_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-  c.u(mgen::recorder::name_id("MPI_Allreduce_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -172,9 +188,10 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
                        MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allreduce_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allreduce_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -182,9 +199,10 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Allreduce_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Allreduce_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -192,9 +210,10 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoall_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Alltoall_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -202,10 +221,11 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoall_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoall_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -214,10 +234,11 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoall_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoall_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -226,10 +247,11 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
                     MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Alltoallv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -239,10 +261,11 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
   if (!mgen::recorder::recording())
     return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallv_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                           recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoallv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -252,10 +275,11 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
   if (!mgen::recorder::recording())
     return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                  info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                             recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoallv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -264,10 +288,11 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
                   MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallw");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-  c.u(mgen::recorder::name_id("MPI_Alltoallw"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -276,10 +301,11 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallw_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-  c.u(mgen::recorder::name_id("MPI_Alltoallw_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -289,10 +315,11 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
   if (!mgen::recorder::recording())
     return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallw_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                           recvtypes, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoallw_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -303,230 +330,258 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
   if (!mgen::recorder::recording())
     return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                  info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Alltoallw_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                             recvtypes, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Alltoallw_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Attr_delete(MPI_Comm comm, int keyval) {
   if (!mgen::recorder::recording()) return PMPI_Attr_delete(comm, keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Attr_delete");
   Call c(Op::kLocal);
   const int result_ = PMPI_Attr_delete(comm, keyval);
-  c.u(mgen::recorder::name_id("MPI_Attr_delete"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Attr_get(comm, keyval, attribute_val, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Attr_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Attr_get(comm, keyval, attribute_val, flag);
-  c.u(mgen::recorder::name_id("MPI_Attr_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
   if (!mgen::recorder::recording()) return PMPI_Attr_put(comm, keyval, attribute_val);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Attr_put");
   Call c(Op::kLocal);
   const int result_ = PMPI_Attr_put(comm, keyval, attribute_val);
-  c.u(mgen::recorder::name_id("MPI_Attr_put"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Barrier_init(comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Barrier_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Barrier_init(comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Barrier_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Bcast_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Bcast_c(buffer, count, datatype, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Bcast_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Bcast_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Bcast_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Bcast_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Bcast_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Bsend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-  c.u(mgen::recorder::name_id("MPI_Bsend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Bsend_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Bsend_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Buffer_attach(void* buffer, int size) {
   if (!mgen::recorder::recording()) return PMPI_Buffer_attach(buffer, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Buffer_attach");
   Call c(Op::kLocal);
   const int result_ = PMPI_Buffer_attach(buffer, size);
-  c.u(mgen::recorder::name_id("MPI_Buffer_attach"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   if (!mgen::recorder::recording()) return PMPI_Buffer_attach_c(buffer, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Buffer_attach_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Buffer_attach_c(buffer, size);
-  c.u(mgen::recorder::name_id("MPI_Buffer_attach_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Buffer_detach(void* buffer_addr, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Buffer_detach(buffer_addr, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Buffer_detach");
   Call c(Op::kLocal);
   const int result_ = PMPI_Buffer_detach(buffer_addr, size);
-  c.u(mgen::recorder::name_id("MPI_Buffer_detach"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
   if (!mgen::recorder::recording()) return PMPI_Buffer_detach_c(buffer_addr, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Buffer_detach_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Buffer_detach_c(buffer_addr, size);
-  c.u(mgen::recorder::name_id("MPI_Buffer_detach_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   if (!mgen::recorder::recording()) return PMPI_Cart_coords(comm, rank, maxdims, coords);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cart_coords");
   Call c(Op::kLocal);
   const int result_ = PMPI_Cart_coords(comm, rank, maxdims, coords);
-  c.u(mgen::recorder::name_id("MPI_Cart_coords"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   if (!mgen::recorder::recording()) return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cart_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Cart_get(comm, maxdims, dims, periods, coords);
-  c.u(mgen::recorder::name_id("MPI_Cart_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   if (!mgen::recorder::recording()) return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cart_map");
   Call c(Op::kOther);
   const int result_ = PMPI_Cart_map(comm, ndims, dims, periods, newrank);
-  c.u(mgen::recorder::name_id("MPI_Cart_map"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   if (!mgen::recorder::recording()) return PMPI_Cart_rank(comm, coords, rank);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cart_rank");
   Call c(Op::kLocal);
   const int result_ = PMPI_Cart_rank(comm, coords, rank);
-  c.u(mgen::recorder::name_id("MPI_Cart_rank"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   if (!mgen::recorder::recording()) return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cart_shift");
   Call c(Op::kLocal);
   const int result_ = PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
-  c.u(mgen::recorder::name_id("MPI_Cart_shift"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   if (!mgen::recorder::recording()) return PMPI_Cartdim_get(comm, ndims);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Cartdim_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Cartdim_get(comm, ndims);
-  c.u(mgen::recorder::name_id("MPI_Cartdim_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Close_port(const char* port_name) {
   if (!mgen::recorder::recording()) return PMPI_Close_port(port_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Close_port");
   Call c(Op::kOther);
   const int result_ = PMPI_Close_port(port_name);
-  c.u(mgen::recorder::name_id("MPI_Close_port"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_accept");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_accept"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   if (!mgen::recorder::recording()) return PMPI_Comm_call_errhandler(comm, errorcode);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_call_errhandler");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_call_errhandler(comm, errorcode);
-  c.u(mgen::recorder::name_id("MPI_Comm_call_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (!mgen::recorder::recording()) return PMPI_Comm_compare(comm1, comm2, result);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_compare");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_compare(comm1, comm2, result);
-  c.u(mgen::recorder::name_id("MPI_Comm_compare"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_connect");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_connect"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_create_errhandler");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Comm_create_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                MPI_Comm* newcomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_create_from_group");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_create_from_group"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_create_group");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_create_group(comm, group, tag, newcomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_create_group"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -534,177 +589,199 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) {
   if (!mgen::recorder::recording())
     return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_create_keyval");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-  c.u(mgen::recorder::name_id("MPI_Comm_create_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Comm_delete_attr(comm, comm_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_delete_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_delete_attr(comm, comm_keyval);
-  c.u(mgen::recorder::name_id("MPI_Comm_delete_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_disconnect(MPI_Comm* comm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_disconnect(comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_disconnect");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_disconnect(comm);
-  c.u(mgen::recorder::name_id("MPI_Comm_disconnect"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_dup_with_info(comm, info, newcomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_dup_with_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_dup_with_info(comm, info, newcomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_dup_with_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_free_keyval(int* comm_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Comm_free_keyval(comm_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_free_keyval");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_free_keyval(comm_keyval);
-  c.u(mgen::recorder::name_id("MPI_Comm_free_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_get_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
-  c.u(mgen::recorder::name_id("MPI_Comm_get_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Comm_get_errhandler(comm, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_get_errhandler");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_get_errhandler(comm, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Comm_get_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   if (!mgen::recorder::recording()) return PMPI_Comm_get_info(comm, info_used);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_get_info");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_get_info(comm, info_used);
-  c.u(mgen::recorder::name_id("MPI_Comm_get_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Comm_get_name(comm, comm_name, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_get_name");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_get_name(comm, comm_name, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Comm_get_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_get_parent(MPI_Comm* parent) {
   if (!mgen::recorder::recording()) return PMPI_Comm_get_parent(parent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_get_parent");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_get_parent(parent);
-  c.u(mgen::recorder::name_id("MPI_Comm_get_parent"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   if (!mgen::recorder::recording()) return PMPI_Comm_group(comm, group);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_group");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_group(comm, group);
-  c.u(mgen::recorder::name_id("MPI_Comm_group"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Comm_idup(comm, newcomm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_idup");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_idup(comm, newcomm, request);
-  c.u(mgen::recorder::name_id("MPI_Comm_idup"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_idup_with_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-  c.u(mgen::recorder::name_id("MPI_Comm_idup_with_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_join(int fd, MPI_Comm* intercomm) {
   if (!mgen::recorder::recording()) return PMPI_Comm_join(fd, intercomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_join");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_join(fd, intercomm);
-  c.u(mgen::recorder::name_id("MPI_Comm_join"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   if (!mgen::recorder::recording()) return PMPI_Comm_rank(comm, rank);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_rank");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_rank(comm, rank);
-  c.u(mgen::recorder::name_id("MPI_Comm_rank"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   if (!mgen::recorder::recording()) return PMPI_Comm_remote_group(comm, group);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_remote_group");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_remote_group(comm, group);
-  c.u(mgen::recorder::name_id("MPI_Comm_remote_group"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Comm_remote_size(comm, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_remote_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_remote_size(comm, size);
-  c.u(mgen::recorder::name_id("MPI_Comm_remote_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
   if (!mgen::recorder::recording()) return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_set_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
-  c.u(mgen::recorder::name_id("MPI_Comm_set_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Comm_set_errhandler(comm, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_set_errhandler");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_set_errhandler(comm, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Comm_set_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   if (!mgen::recorder::recording()) return PMPI_Comm_set_info(comm, info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_set_info");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_set_info(comm, info);
-  c.u(mgen::recorder::name_id("MPI_Comm_set_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   if (!mgen::recorder::recording()) return PMPI_Comm_set_name(comm, comm_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_set_name");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_set_name(comm, comm_name);
-  c.u(mgen::recorder::name_id("MPI_Comm_set_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_size(MPI_Comm comm, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Comm_size(comm, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_size(comm, size);
-  c.u(mgen::recorder::name_id("MPI_Comm_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -712,9 +789,10 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
                    MPI_Comm* intercomm, int array_of_errcodes[]) {
   if (!mgen::recorder::recording())
     return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_spawn");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-  c.u(mgen::recorder::name_id("MPI_Comm_spawn"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -724,18 +802,20 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
   if (!mgen::recorder::recording())
     return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root,
                                     comm, intercomm, array_of_errcodes);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_spawn_multiple");
   Call c(Op::kOther);
   const int result_ = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs,
                                                array_of_info, root, comm, intercomm, array_of_errcodes);
-  c.u(mgen::recorder::name_id("MPI_Comm_spawn_multiple"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Comm_test_inter(comm, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Comm_test_inter");
   Call c(Op::kLocal);
   const int result_ = PMPI_Comm_test_inter(comm, flag);
-  c.u(mgen::recorder::name_id("MPI_Comm_test_inter"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -743,18 +823,20 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
                          int target_rank, MPI_Aint target_disp, MPI_Win win) {
   if (!mgen::recorder::recording())
     return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Compare_and_swap");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-  c.u(mgen::recorder::name_id("MPI_Compare_and_swap"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   if (!mgen::recorder::recording()) return PMPI_Dims_create(nnodes, ndims, dims);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Dims_create");
   Call c(Op::kLocal);
   const int result_ = PMPI_Dims_create(nnodes, ndims, dims);
-  c.u(mgen::recorder::name_id("MPI_Dims_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -762,10 +844,11 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                           const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
   if (!mgen::recorder::recording())
     return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Dist_graph_create");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-  c.u(mgen::recorder::name_id("MPI_Dist_graph_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -775,10 +858,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   if (!mgen::recorder::recording())
     return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                            destweights, info, reorder, comm_dist_graph);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Dist_graph_create_adjacent");
   Call c(Op::kOther);
   const int result_ = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                                       destinations, destweights, info, reorder, comm_dist_graph);
-  c.u(mgen::recorder::name_id("MPI_Dist_graph_create_adjacent"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -787,83 +871,93 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
   if (!mgen::recorder::recording())
     return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations,
                                      destweights);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Dist_graph_neighbors");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-  c.u(mgen::recorder::name_id("MPI_Dist_graph_neighbors"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   if (!mgen::recorder::recording()) return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Dist_graph_neighbors_count");
   Call c(Op::kLocal);
   const int result_ = PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
-  c.u(mgen::recorder::name_id("MPI_Dist_graph_neighbors_count"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Errhandler_create(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Errhandler_create(comm_errhandler_fn, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Errhandler_create");
   Call c(Op::kLocal);
   const int result_ = PMPI_Errhandler_create(comm_errhandler_fn, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Errhandler_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Errhandler_free(errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Errhandler_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Errhandler_free(errhandler);
-  c.u(mgen::recorder::name_id("MPI_Errhandler_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Errhandler_get(comm, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Errhandler_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Errhandler_get(comm, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Errhandler_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Errhandler_set(comm, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Errhandler_set");
   Call c(Op::kLocal);
   const int result_ = PMPI_Errhandler_set(comm, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Errhandler_set"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Error_class(int errorcode, int* errorclass) {
   if (!mgen::recorder::recording()) return PMPI_Error_class(errorcode, errorclass);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Error_class");
   Call c(Op::kLocal);
   const int result_ = PMPI_Error_class(errorcode, errorclass);
-  c.u(mgen::recorder::name_id("MPI_Error_class"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Error_string(errorcode, string, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Error_string");
   Call c(Op::kLocal);
   const int result_ = PMPI_Error_string(errorcode, string, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Error_string"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Exscan_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-  c.u(mgen::recorder::name_id("MPI_Exscan_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Exscan_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Exscan_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -871,9 +965,10 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Exscan_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Exscan_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -881,57 +976,64 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   if (!mgen::recorder::recording())
     return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Fetch_and_op");
   Call c(Op::kOther);
   const int result_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-  c.u(mgen::recorder::name_id("MPI_Fetch_and_op"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
   if (!mgen::recorder::recording()) return PMPI_File_call_errhandler(fh, errorcode);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_File_call_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_File_call_errhandler(fh, errorcode);
-  c.u(mgen::recorder::name_id("MPI_File_call_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_File_create_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
-  c.u(mgen::recorder::name_id("MPI_File_create_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_File_get_errhandler(file, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_File_get_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_File_get_errhandler(file, errhandler);
-  c.u(mgen::recorder::name_id("MPI_File_get_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
   if (!mgen::recorder::recording()) return PMPI_File_set_errhandler(file, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_File_set_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_File_set_errhandler(file, errhandler);
-  c.u(mgen::recorder::name_id("MPI_File_set_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Finalized(int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Finalized(flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Finalized");
   Call c(Op::kLocal);
   const int result_ = PMPI_Finalized(flag);
-  c.u(mgen::recorder::name_id("MPI_Finalized"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Free_mem(void* base) {
   if (!mgen::recorder::recording()) return PMPI_Free_mem(base);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Free_mem");
   Call c(Op::kLocal);
   const int result_ = PMPI_Free_mem(base);
-  c.u(mgen::recorder::name_id("MPI_Free_mem"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -939,9 +1041,10 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gather_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Gather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -949,10 +1052,11 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gather_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Gather_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -961,10 +1065,11 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gather_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Gather_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -973,9 +1078,10 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
                   MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gatherv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Gatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -985,10 +1091,11 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   if (!mgen::recorder::recording())
     return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info,
                              request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gatherv_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Gatherv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -998,10 +1105,11 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
   if (!mgen::recorder::recording())
     return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info,
                                request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Gatherv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                                           comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Gatherv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1010,10 +1118,11 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
   if (!mgen::recorder::recording())
     return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                     win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get");
   Call c(Op::kOther);
   const int result_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                target_datatype, win);
-  c.u(mgen::recorder::name_id("MPI_Get"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1023,11 +1132,12 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
   if (!mgen::recorder::recording())
     return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                                target_rank, target_disp, target_count, target_datatype, op, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_accumulate");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                           target_rank, target_disp, target_count, target_datatype, op, win);
-  c.u(mgen::recorder::name_id("MPI_Get_accumulate"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1038,19 +1148,21 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
   if (!mgen::recorder::recording())
     return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                                  target_rank, target_disp, target_count, target_datatype, op, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_accumulate_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                             target_rank, target_disp, target_count, target_datatype, op, win);
-  c.u(mgen::recorder::name_id("MPI_Get_accumulate_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_address(const void* location, MPI_Aint* address) {
   if (!mgen::recorder::recording()) return PMPI_Get_address(location, address);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_address");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_address(location, address);
-  c.u(mgen::recorder::name_id("MPI_Get_address"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1059,244 +1171,274 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
   if (!mgen::recorder::recording())
     return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                       target_datatype, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                  target_datatype, win);
-  c.u(mgen::recorder::name_id("MPI_Get_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   if (!mgen::recorder::recording()) return PMPI_Get_count(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_count");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_count(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Get_count"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   if (!mgen::recorder::recording()) return PMPI_Get_count_c(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_count_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_count_c(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Get_count_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   if (!mgen::recorder::recording()) return PMPI_Get_elements(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_elements");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_elements(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Get_elements"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   if (!mgen::recorder::recording()) return PMPI_Get_elements_c(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_elements_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_elements_c(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Get_elements_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   if (!mgen::recorder::recording()) return PMPI_Get_elements_x(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_elements_x");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_elements_x(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Get_elements_x"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_library_version(char* version, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Get_library_version(version, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_library_version");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_library_version(version, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Get_library_version"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_processor_name(char* name, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Get_processor_name(name, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_processor_name");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_processor_name(name, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Get_processor_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Get_version(int* version, int* subversion) {
   if (!mgen::recorder::recording()) return PMPI_Get_version(version, subversion);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Get_version");
   Call c(Op::kLocal);
   const int result_ = PMPI_Get_version(version, subversion);
-  c.u(mgen::recorder::name_id("MPI_Get_version"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
                      MPI_Comm* comm_graph) {
   if (!mgen::recorder::recording()) return PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graph_create");
   Call c(Op::kOther);
   const int result_ = PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
-  c.u(mgen::recorder::name_id("MPI_Graph_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) {
   if (!mgen::recorder::recording()) return PMPI_Graph_get(comm, maxindex, maxedges, indx, edges);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graph_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Graph_get(comm, maxindex, maxedges, indx, edges);
-  c.u(mgen::recorder::name_id("MPI_Graph_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
   if (!mgen::recorder::recording()) return PMPI_Graph_map(comm, nnodes, indx, edges, newrank);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graph_map");
   Call c(Op::kOther);
   const int result_ = PMPI_Graph_map(comm, nnodes, indx, edges, newrank);
-  c.u(mgen::recorder::name_id("MPI_Graph_map"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   if (!mgen::recorder::recording()) return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graph_neighbors");
   Call c(Op::kLocal);
   const int result_ = PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
-  c.u(mgen::recorder::name_id("MPI_Graph_neighbors"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   if (!mgen::recorder::recording()) return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graph_neighbors_count");
   Call c(Op::kLocal);
   const int result_ = PMPI_Graph_neighbors_count(comm, rank, nneighbors);
-  c.u(mgen::recorder::name_id("MPI_Graph_neighbors_count"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   if (!mgen::recorder::recording()) return PMPI_Graphdims_get(comm, nnodes, nedges);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Graphdims_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Graphdims_get(comm, nnodes, nedges);
-  c.u(mgen::recorder::name_id("MPI_Graphdims_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Grequest_complete(MPI_Request request) {
   if (!mgen::recorder::recording()) return PMPI_Grequest_complete(request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Grequest_complete");
   Call c(Op::kOther);
   const int result_ = PMPI_Grequest_complete(request);
-  c.u(mgen::recorder::name_id("MPI_Grequest_complete"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Grequest_start");
   Call c(Op::kOther);
   const int result_ = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-  c.u(mgen::recorder::name_id("MPI_Grequest_start"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   if (!mgen::recorder::recording()) return PMPI_Group_compare(group1, group2, result);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_compare");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_compare(group1, group2, result);
-  c.u(mgen::recorder::name_id("MPI_Group_compare"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_difference(group1, group2, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_difference");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_difference(group1, group2, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_difference"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_excl(group, n, ranks, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_excl");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_excl(group, n, ranks, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_excl"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_free(MPI_Group* group) {
   if (!mgen::recorder::recording()) return PMPI_Group_free(group);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_free(group);
-  c.u(mgen::recorder::name_id("MPI_Group_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_from_session_pset(session, pset_name, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_from_session_pset");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_from_session_pset(session, pset_name, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_from_session_pset"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_incl(group, n, ranks, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_incl");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_incl(group, n, ranks, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_incl"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_intersection(group1, group2, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_intersection");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_intersection(group1, group2, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_intersection"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_range_excl(group, n, ranges, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_range_excl");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_range_excl(group, n, ranges, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_range_excl"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_range_incl(group, n, ranges, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_range_incl");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_range_incl(group, n, ranges, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_range_incl"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_rank(MPI_Group group, int* rank) {
   if (!mgen::recorder::recording()) return PMPI_Group_rank(group, rank);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_rank");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_rank(group, rank);
-  c.u(mgen::recorder::name_id("MPI_Group_rank"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_size(MPI_Group group, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Group_size(group, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_size(group, size);
-  c.u(mgen::recorder::name_id("MPI_Group_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
   if (!mgen::recorder::recording()) return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_translate_ranks");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-  c.u(mgen::recorder::name_id("MPI_Group_translate_ranks"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   if (!mgen::recorder::recording()) return PMPI_Group_union(group1, group2, newgroup);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Group_union");
   Call c(Op::kLocal);
   const int result_ = PMPI_Group_union(group1, group2, newgroup);
-  c.u(mgen::recorder::name_id("MPI_Group_union"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1304,9 +1446,10 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iallgather_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iallgather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1315,19 +1458,21 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iallgatherv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iallgatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iallreduce_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iallreduce_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1335,9 +1480,10 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ialltoall_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ialltoall_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1347,10 +1493,11 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
   if (!mgen::recorder::recording())
     return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                              request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ialltoallv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ialltoallv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1360,10 +1507,11 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   if (!mgen::recorder::recording())
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                            request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ialltoallw");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ialltoallw"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1373,36 +1521,40 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
   if (!mgen::recorder::recording())
     return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                              request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ialltoallw_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                         recvtypes, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ialltoallw_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ibcast_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ibcast_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                  MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ibsend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ibsend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                   MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iexscan_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iexscan_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1410,9 +1562,10 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Igather_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Igather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1421,34 +1574,38 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Igatherv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Igatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Improbe(source, tag, comm, flag, message, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Improbe");
   Call c(Op::kOther);
   const int result_ = PMPI_Improbe(source, tag, comm, flag, message, status);
-  c.u(mgen::recorder::name_id("MPI_Improbe"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Imrecv(buf, count, datatype, message, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Imrecv");
   Call c(Op::kOther);
   const int result_ = PMPI_Imrecv(buf, count, datatype, message, request);
-  c.u(mgen::recorder::name_id("MPI_Imrecv"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Imrecv_c(buf, count, datatype, message, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Imrecv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Imrecv_c(buf, count, datatype, message, request);
-  c.u(mgen::recorder::name_id("MPI_Imrecv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1456,10 +1613,11 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_allgather");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_allgather"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1467,10 +1625,11 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_allgather_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_allgather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1480,10 +1639,11 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                      request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_allgatherv");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_allgatherv"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1493,10 +1653,11 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                        request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_allgatherv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_allgatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1504,10 +1665,11 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoall");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoall"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1515,10 +1677,11 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoall_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoall_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1528,10 +1691,11 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                     comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoallv");
   Call c(Op::kOther);
   const int result_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                                recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoallv"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1541,10 +1705,11 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                       comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoallv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                                  recvtype, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoallv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1555,10 +1720,11 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                     comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoallw");
   Call c(Op::kOther);
   const int result_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                                recvtypes, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoallw"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1569,106 +1735,119 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
   if (!mgen::recorder::recording())
     return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                       comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ineighbor_alltoallw_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                                  recvtypes, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ineighbor_alltoallw_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_create(MPI_Info* info) {
   if (!mgen::recorder::recording()) return PMPI_Info_create(info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_create");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_create(info);
-  c.u(mgen::recorder::name_id("MPI_Info_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   if (!mgen::recorder::recording()) return PMPI_Info_create_env(argc, argv, info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_create_env");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_create_env(argc, argv, info);
-  c.u(mgen::recorder::name_id("MPI_Info_create_env"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_delete(MPI_Info info, const char* key) {
   if (!mgen::recorder::recording()) return PMPI_Info_delete(info, key);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_delete");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_delete(info, key);
-  c.u(mgen::recorder::name_id("MPI_Info_delete"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   if (!mgen::recorder::recording()) return PMPI_Info_dup(info, newinfo);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_dup");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_dup(info, newinfo);
-  c.u(mgen::recorder::name_id("MPI_Info_dup"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_free(MPI_Info* info) {
   if (!mgen::recorder::recording()) return PMPI_Info_free(info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_free(info);
-  c.u(mgen::recorder::name_id("MPI_Info_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Info_get(info, key, valuelen, value, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_get");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_get(info, key, valuelen, value, flag);
-  c.u(mgen::recorder::name_id("MPI_Info_get"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   if (!mgen::recorder::recording()) return PMPI_Info_get_nkeys(info, nkeys);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_get_nkeys");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_get_nkeys(info, nkeys);
-  c.u(mgen::recorder::name_id("MPI_Info_get_nkeys"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   if (!mgen::recorder::recording()) return PMPI_Info_get_nthkey(info, n, key);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_get_nthkey");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_get_nthkey(info, n, key);
-  c.u(mgen::recorder::name_id("MPI_Info_get_nthkey"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Info_get_string(info, key, buflen, value, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_get_string");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_get_string(info, key, buflen, value, flag);
-  c.u(mgen::recorder::name_id("MPI_Info_get_string"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Info_get_valuelen(info, key, valuelen, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_get_valuelen");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_get_valuelen(info, key, valuelen, flag);
-  c.u(mgen::recorder::name_id("MPI_Info_get_valuelen"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   if (!mgen::recorder::recording()) return PMPI_Info_set(info, key, value);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Info_set");
   Call c(Op::kLocal);
   const int result_ = PMPI_Info_set(info, key, value);
-  c.u(mgen::recorder::name_id("MPI_Info_set"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Initialized(int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Initialized(flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Initialized");
   Call c(Op::kLocal);
   const int result_ = PMPI_Initialized(flag);
-  c.u(mgen::recorder::name_id("MPI_Initialized"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1676,9 +1855,10 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                          MPI_Comm* newintercomm) {
   if (!mgen::recorder::recording())
     return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Intercomm_create");
   Call c(Op::kOther);
   const int result_ = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-  c.u(mgen::recorder::name_id("MPI_Intercomm_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1688,36 +1868,40 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
   if (!mgen::recorder::recording())
     return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info,
                                              errhandler, newintercomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Intercomm_create_from_groups");
   Call c(Op::kOther);
   const int result_ = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader,
                                                         stringtag, info, errhandler, newintercomm);
-  c.u(mgen::recorder::name_id("MPI_Intercomm_create_from_groups"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   if (!mgen::recorder::recording()) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Intercomm_merge");
   Call c(Op::kOther);
   const int result_ = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-  c.u(mgen::recorder::name_id("MPI_Intercomm_merge"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                 MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Irecv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Irecv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                   MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ireduce_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ireduce_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1725,9 +1909,10 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
                                 MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ireduce_scatter_block_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ireduce_scatter_block_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1735,35 +1920,39 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ireduce_scatter_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ireduce_scatter_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                  MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Irsend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Irsend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Is_thread_main(int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Is_thread_main(flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Is_thread_main");
   Call c(Op::kLocal);
   const int result_ = PMPI_Is_thread_main(flag);
-  c.u(mgen::recorder::name_id("MPI_Is_thread_main"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iscan_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iscan_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1771,9 +1960,10 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iscatter_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iscatter_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1782,19 +1972,21 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
                     MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Iscatterv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Iscatterv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Isend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Isend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1803,10 +1995,11 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   if (!mgen::recorder::recording())
     return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                           comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Isendrecv");
   Call c(Op::kOther);
   const int result_ = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                      recvtag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Isendrecv"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1816,10 +2009,11 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
   if (!mgen::recorder::recording())
     return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                             comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Isendrecv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                                        source, recvtag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Isendrecv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1827,9 +2021,10 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                           MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Isendrecv_replace");
   Call c(Op::kOther);
   const int result_ = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Isendrecv_replace"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1837,66 +2032,74 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
                             int recvtag, MPI_Comm comm, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Isendrecv_replace_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Isendrecv_replace_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                  MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Issend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Issend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
   if (!mgen::recorder::recording()) return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Keyval_create");
   Call c(Op::kLocal);
   const int result_ = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-  c.u(mgen::recorder::name_id("MPI_Keyval_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Keyval_free(int* keyval) {
   if (!mgen::recorder::recording()) return PMPI_Keyval_free(keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Keyval_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Keyval_free(keyval);
-  c.u(mgen::recorder::name_id("MPI_Keyval_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   if (!mgen::recorder::recording()) return PMPI_Lookup_name(service_name, info, port_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Lookup_name");
   Call c(Op::kOther);
   const int result_ = PMPI_Lookup_name(service_name, info, port_name);
-  c.u(mgen::recorder::name_id("MPI_Lookup_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Mprobe(source, tag, comm, message, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Mprobe");
   Call c(Op::kOther);
   const int result_ = PMPI_Mprobe(source, tag, comm, message, status);
-  c.u(mgen::recorder::name_id("MPI_Mprobe"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Mrecv(buf, count, datatype, message, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Mrecv");
   Call c(Op::kOther);
   const int result_ = PMPI_Mrecv(buf, count, datatype, message, status);
-  c.u(mgen::recorder::name_id("MPI_Mrecv"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Mrecv_c(buf, count, datatype, message, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Mrecv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Mrecv_c(buf, count, datatype, message, status);
-  c.u(mgen::recorder::name_id("MPI_Mrecv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1904,9 +2107,10 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgather");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgather"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1914,9 +2118,10 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgather_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgather_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1925,10 +2130,11 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                         request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgather_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgather_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1938,10 +2144,11 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                           request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgather_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgather_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1949,10 +2156,11 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgatherv");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgatherv"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1961,10 +2169,11 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
                               MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgatherv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgatherv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1974,10 +2183,11 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                          info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgatherv_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                                                     comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgatherv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1987,10 +2197,11 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                            info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_allgatherv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                                       recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_allgatherv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -1998,9 +2209,10 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
                           MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoall");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoall"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2008,9 +2220,10 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoall_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoall_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2018,10 +2231,11 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoall_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoall_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2031,10 +2245,11 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                          request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoall_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoall_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2044,10 +2259,11 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                    comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallv");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallv"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2057,10 +2273,11 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                      comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallv_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2070,10 +2287,11 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                         comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallv_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                                    recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2084,10 +2302,11 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                           recvtype, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                                      rdispls, recvtype, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2097,10 +2316,11 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                    comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallw");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallw"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2110,10 +2330,11 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                      comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallw_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallw_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2124,10 +2345,11 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                         recvtypes, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallw_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                                    rdispls, recvtypes, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallw_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2138,68 +2360,76 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
   if (!mgen::recorder::recording())
     return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                           recvtypes, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Neighbor_alltoallw_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                                      rdispls, recvtypes, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Neighbor_alltoallw_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Op_commutative(MPI_Op op, int* commute) {
   if (!mgen::recorder::recording()) return PMPI_Op_commutative(op, commute);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Op_commutative");
   Call c(Op::kLocal);
   const int result_ = PMPI_Op_commutative(op, commute);
-  c.u(mgen::recorder::name_id("MPI_Op_commutative"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   if (!mgen::recorder::recording()) return PMPI_Op_create(user_fn, commute, op);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Op_create");
   Call c(Op::kLocal);
   const int result_ = PMPI_Op_create(user_fn, commute, op);
-  c.u(mgen::recorder::name_id("MPI_Op_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
   if (!mgen::recorder::recording()) return PMPI_Op_create_c(user_fn, commute, op);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Op_create_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Op_create_c(user_fn, commute, op);
-  c.u(mgen::recorder::name_id("MPI_Op_create_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Op_free(MPI_Op* op) {
   if (!mgen::recorder::recording()) return PMPI_Op_free(op);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Op_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Op_free(op);
-  c.u(mgen::recorder::name_id("MPI_Op_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Open_port(MPI_Info info, char* port_name) {
   if (!mgen::recorder::recording()) return PMPI_Open_port(info, port_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Open_port");
   Call c(Op::kOther);
   const int result_ = PMPI_Open_port(info, port_name);
-  c.u(mgen::recorder::name_id("MPI_Open_port"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
              MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
-  c.u(mgen::recorder::name_id("MPI_Pack"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
                MPI_Count* position, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
-  c.u(mgen::recorder::name_id("MPI_Pack_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2207,9 +2437,10 @@ int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_D
                       MPI_Aint outsize, MPI_Aint* position) {
   if (!mgen::recorder::recording())
     return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_external");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-  c.u(mgen::recorder::name_id("MPI_Pack_external"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2217,73 +2448,82 @@ int MPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incoun
                         MPI_Count outsize, MPI_Count* position) {
   if (!mgen::recorder::recording())
     return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_external_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-  c.u(mgen::recorder::name_id("MPI_Pack_external_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
   if (!mgen::recorder::recording()) return PMPI_Pack_external_size(datarep, incount, datatype, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_external_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_external_size(datarep, incount, datatype, size);
-  c.u(mgen::recorder::name_id("MPI_Pack_external_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
   if (!mgen::recorder::recording()) return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_external_size_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_external_size_c(datarep, incount, datatype, size);
-  c.u(mgen::recorder::name_id("MPI_Pack_external_size_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Pack_size(incount, datatype, comm, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_size(incount, datatype, comm, size);
-  c.u(mgen::recorder::name_id("MPI_Pack_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
   if (!mgen::recorder::recording()) return PMPI_Pack_size_c(incount, datatype, comm, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pack_size_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Pack_size_c(incount, datatype, comm, size);
-  c.u(mgen::recorder::name_id("MPI_Pack_size_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Parrived(MPI_Request request, int partition, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Parrived(request, partition, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Parrived");
   Call c(Op::kOther);
   const int result_ = PMPI_Parrived(request, partition, flag);
-  c.u(mgen::recorder::name_id("MPI_Parrived"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pready(int partition, MPI_Request request) {
   if (!mgen::recorder::recording()) return PMPI_Pready(partition, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pready");
   Call c(Op::kOther);
   const int result_ = PMPI_Pready(partition, request);
-  c.u(mgen::recorder::name_id("MPI_Pready"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) {
   if (!mgen::recorder::recording()) return PMPI_Pready_list(length, array_of_partitions, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pready_list");
   Call c(Op::kOther);
   const int result_ = PMPI_Pready_list(length, array_of_partitions, request);
-  c.u(mgen::recorder::name_id("MPI_Pready_list"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
   if (!mgen::recorder::recording()) return PMPI_Pready_range(partition_low, partition_high, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Pready_range");
   Call c(Op::kOther);
   const int result_ = PMPI_Pready_range(partition_low, partition_high, request);
-  c.u(mgen::recorder::name_id("MPI_Pready_range"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2291,9 +2531,10 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
                    MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Precv_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Precv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2301,17 +2542,19 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Psend_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Psend_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
   if (!mgen::recorder::recording()) return PMPI_Publish_name(service_name, info, port_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Publish_name");
   Call c(Op::kOther);
   const int result_ = PMPI_Publish_name(service_name, info, port_name);
-  c.u(mgen::recorder::name_id("MPI_Publish_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2320,10 +2563,11 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
   if (!mgen::recorder::recording())
     return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                     win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Put");
   Call c(Op::kOther);
   const int result_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                target_datatype, win);
-  c.u(mgen::recorder::name_id("MPI_Put"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2332,18 +2576,20 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
   if (!mgen::recorder::recording())
     return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                       target_datatype, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Put_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                  target_datatype, win);
-  c.u(mgen::recorder::name_id("MPI_Put_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Query_thread(int* provided) {
   if (!mgen::recorder::recording()) return PMPI_Query_thread(provided);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Query_thread");
   Call c(Op::kLocal);
   const int result_ = PMPI_Query_thread(provided);
-  c.u(mgen::recorder::name_id("MPI_Query_thread"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2353,10 +2599,11 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
   if (!mgen::recorder::recording())
     return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                             target_datatype, op, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Raccumulate");
   Call c(Op::kOther);
   const int result_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                        target_count, target_datatype, op, win, request);
-  c.u(mgen::recorder::name_id("MPI_Raccumulate"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2366,37 +2613,41 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
   if (!mgen::recorder::recording())
     return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                               target_datatype, op, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Raccumulate_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                                          target_count, target_datatype, op, win, request);
-  c.u(mgen::recorder::name_id("MPI_Raccumulate_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Recv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-  c.u(mgen::recorder::name_id("MPI_Recv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Recv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Recv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Reduce_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2404,9 +2655,10 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2414,34 +2666,38 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   if (!mgen::recorder::recording()) return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_local");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
-  c.u(mgen::recorder::name_id("MPI_Reduce_local"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
   if (!mgen::recorder::recording()) return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_local_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-  c.u(mgen::recorder::name_id("MPI_Reduce_local_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_block_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_block_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2449,9 +2705,10 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_block_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_block_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2459,18 +2716,20 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_block_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_block_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2478,9 +2737,10 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2488,17 +2748,19 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Reduce_scatter_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Reduce_scatter_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (!mgen::recorder::recording()) return PMPI_Request_get_status(request, flag, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Request_get_status");
   Call c(Op::kLocal);
   const int result_ = PMPI_Request_get_status(request, flag, status);
-  c.u(mgen::recorder::name_id("MPI_Request_get_status"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2507,10 +2769,11 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
   if (!mgen::recorder::recording())
     return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                      target_datatype, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rget");
   Call c(Op::kOther);
   const int result_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                 target_datatype, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rget"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2520,11 +2783,12 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
   if (!mgen::recorder::recording())
     return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                                 target_rank, target_disp, target_count, target_datatype, op, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rget_accumulate");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                            target_rank, target_disp, target_count, target_datatype, op, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rget_accumulate"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2536,11 +2800,12 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
                                   request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rget_accumulate_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                              target_rank, target_disp, target_count, target_datatype, op, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rget_accumulate_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2550,10 +2815,11 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
   if (!mgen::recorder::recording())
     return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                        target_datatype, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rget_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                   target_datatype, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rget_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2562,10 +2828,11 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
   if (!mgen::recorder::recording())
     return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                      target_datatype, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rput");
   Call c(Op::kOther);
   const int result_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                 target_datatype, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rput"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2575,53 +2842,59 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
   if (!mgen::recorder::recording())
     return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                        target_datatype, win, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rput_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                                   target_datatype, win, request);
-  c.u(mgen::recorder::name_id("MPI_Rput_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rsend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
-  c.u(mgen::recorder::name_id("MPI_Rsend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Rsend_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Rsend_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scan_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-  c.u(mgen::recorder::name_id("MPI_Scan_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                   MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scan_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scan_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scan_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scan_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2629,9 +2902,10 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatter_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Scatter_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2639,10 +2913,11 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatter_init");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scatter_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2651,10 +2926,11 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Request* request) {
   if (!mgen::recorder::recording())
     return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatter_init_c");
   Call c(Op::kOther);
   const int result_ =
       PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scatter_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2662,9 +2938,10 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (!mgen::recorder::recording())
     return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatterv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  c.u(mgen::recorder::name_id("MPI_Scatterv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2674,10 +2951,11 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
   if (!mgen::recorder::recording())
     return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
                               request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatterv_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                                          comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scatterv_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2687,27 +2965,30 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
   if (!mgen::recorder::recording())
     return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
                                 request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Scatterv_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                                            comm, info, request);
-  c.u(mgen::recorder::name_id("MPI_Scatterv_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Send_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
-  c.u(mgen::recorder::name_id("MPI_Send_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Send_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Send_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2717,10 +2998,11 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
   if (!mgen::recorder::recording())
     return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                            comm, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Sendrecv_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                       recvtag, comm, status);
-  c.u(mgen::recorder::name_id("MPI_Sendrecv_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2728,218 +3010,245 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
                            int recvtag, MPI_Comm comm, MPI_Status* status) {
   if (!mgen::recorder::recording())
     return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Sendrecv_replace_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-  c.u(mgen::recorder::name_id("MPI_Sendrecv_replace_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   if (!mgen::recorder::recording()) return PMPI_Session_call_errhandler(session, errorcode);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_call_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_call_errhandler(session, errorcode);
-  c.u(mgen::recorder::name_id("MPI_Session_call_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_create_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Session_create_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_finalize(MPI_Session* session) {
   if (!mgen::recorder::recording()) return PMPI_Session_finalize(session);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_finalize");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_finalize(session);
-  c.u(mgen::recorder::name_id("MPI_Session_finalize"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Session_get_errhandler(session, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_get_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_get_errhandler(session, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Session_get_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   if (!mgen::recorder::recording()) return PMPI_Session_get_info(session, info_used);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_get_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_get_info(session, info_used);
-  c.u(mgen::recorder::name_id("MPI_Session_get_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) {
   if (!mgen::recorder::recording()) return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_get_nth_pset");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
-  c.u(mgen::recorder::name_id("MPI_Session_get_nth_pset"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) {
   if (!mgen::recorder::recording()) return PMPI_Session_get_num_psets(session, info, npset_names);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_get_num_psets");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_get_num_psets(session, info, npset_names);
-  c.u(mgen::recorder::name_id("MPI_Session_get_num_psets"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) {
   if (!mgen::recorder::recording()) return PMPI_Session_get_pset_info(session, pset_name, info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_get_pset_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_get_pset_info(session, pset_name, info);
-  c.u(mgen::recorder::name_id("MPI_Session_get_pset_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
   if (!mgen::recorder::recording()) return PMPI_Session_init(info, errhandler, session);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_init");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_init(info, errhandler, session);
-  c.u(mgen::recorder::name_id("MPI_Session_init"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Session_set_errhandler(session, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Session_set_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Session_set_errhandler(session, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Session_set_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ssend_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
-  c.u(mgen::recorder::name_id("MPI_Ssend_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request* request) {
   if (!mgen::recorder::recording()) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Ssend_init_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-  c.u(mgen::recorder::name_id("MPI_Ssend_init_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_c2f(c_status, f_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_c2f");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_c2f(c_status, f_status);
-  c.u(mgen::recorder::name_id("MPI_Status_c2f"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_c2f08(c_status, f08_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_c2f08");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_c2f08(c_status, f08_status);
-  c.u(mgen::recorder::name_id("MPI_Status_c2f08"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_f082c(f08_status, c_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_f082c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_f082c(f08_status, c_status);
-  c.u(mgen::recorder::name_id("MPI_Status_f082c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_f082f(f08_status, f_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_f082f");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_f082f(f08_status, f_status);
-  c.u(mgen::recorder::name_id("MPI_Status_f082f"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_f2c(f_status, c_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_f2c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_f2c(f_status, c_status);
-  c.u(mgen::recorder::name_id("MPI_Status_f2c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
   if (!mgen::recorder::recording()) return PMPI_Status_f2f08(f_status, f08_status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_f2f08");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_f2f08(f_status, f08_status);
-  c.u(mgen::recorder::name_id("MPI_Status_f2f08"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   if (!mgen::recorder::recording()) return PMPI_Status_set_cancelled(status, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_set_cancelled");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_set_cancelled(status, flag);
-  c.u(mgen::recorder::name_id("MPI_Status_set_cancelled"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   if (!mgen::recorder::recording()) return PMPI_Status_set_elements(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_set_elements");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_set_elements(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Status_set_elements"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   if (!mgen::recorder::recording()) return PMPI_Status_set_elements_x(status, datatype, count);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Status_set_elements_x");
   Call c(Op::kLocal);
   const int result_ = PMPI_Status_set_elements_x(status, datatype, count);
-  c.u(mgen::recorder::name_id("MPI_Status_set_elements_x"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Test_cancelled(status, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Test_cancelled");
   Call c(Op::kLocal);
   const int result_ = PMPI_Test_cancelled(status, flag);
-  c.u(mgen::recorder::name_id("MPI_Test_cancelled"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Topo_test(MPI_Comm comm, int* status) {
   if (!mgen::recorder::recording()) return PMPI_Topo_test(comm, status);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Topo_test");
   Call c(Op::kLocal);
   const int result_ = PMPI_Topo_test(comm, status);
-  c.u(mgen::recorder::name_id("MPI_Topo_test"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_commit(MPI_Datatype* datatype) {
   if (!mgen::recorder::recording()) return PMPI_Type_commit(datatype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_commit");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_commit(datatype);
-  c.u(mgen::recorder::name_id("MPI_Type_commit"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_contiguous(count, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_contiguous");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_contiguous(count, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_contiguous"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_contiguous_c(count, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_contiguous_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_contiguous_c(count, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_contiguous_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2949,10 +3258,11 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
   if (!mgen::recorder::recording())
     return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                                    array_of_psizes, order, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_darray");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                                               array_of_psizes, order, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_darray"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2962,34 +3272,38 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
   if (!mgen::recorder::recording())
     return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                                      array_of_psizes, order, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_darray_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
                                                 array_of_psizes, order, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_darray_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_f90_complex(p, r, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_f90_complex");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_f90_complex(p, r, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_f90_complex"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_f90_integer(r, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_f90_integer");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_f90_integer(r, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_f90_integer"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_f90_real(p, r, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_f90_real");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_f90_real(p, r, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_f90_real"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -2997,9 +3311,10 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hindexed");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hindexed"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3007,9 +3322,10 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hindexed_block");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hindexed_block"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3017,9 +3333,10 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
                                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hindexed_block_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hindexed_block_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3027,27 +3344,30 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hindexed_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hindexed_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hvector");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hvector"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_hvector_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_hvector_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3055,9 +3375,10 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
                                   MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_indexed_block");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_indexed_block"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3065,9 +3386,10 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_indexed_block_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_indexed_block_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3075,25 +3397,28 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                            MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_keyval");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-  c.u(mgen::recorder::name_id("MPI_Type_create_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_resized");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_resized"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_resized_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_resized_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3101,10 +3426,11 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_struct");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_struct"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3113,10 +3439,11 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
                              MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_struct_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_struct_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3125,10 +3452,11 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
   if (!mgen::recorder::recording())
     return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
                                      newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_subarray");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_subarray"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3138,58 +3466,65 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
   if (!mgen::recorder::recording())
     return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
                                        newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_create_subarray_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_create_subarray_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Type_delete_attr(datatype, type_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_delete_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_delete_attr(datatype, type_keyval);
-  c.u(mgen::recorder::name_id("MPI_Type_delete_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_dup(oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_dup");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_dup(oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_dup"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_extent(datatype, extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_extent");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_extent(datatype, extent);
-  c.u(mgen::recorder::name_id("MPI_Type_extent"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_free(MPI_Datatype* datatype) {
   if (!mgen::recorder::recording()) return PMPI_Type_free(datatype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_free");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_free(datatype);
-  c.u(mgen::recorder::name_id("MPI_Type_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_free_keyval(int* type_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Type_free_keyval(type_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_free_keyval");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_free_keyval(type_keyval);
-  c.u(mgen::recorder::name_id("MPI_Type_free_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
-  c.u(mgen::recorder::name_id("MPI_Type_get_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3198,10 +3533,11 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
   if (!mgen::recorder::recording())
     return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
                                   array_of_addresses, array_of_datatypes);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_contents");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
                                              array_of_addresses, array_of_datatypes);
-  c.u(mgen::recorder::name_id("MPI_Type_get_contents"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3212,11 +3548,12 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
   if (!mgen::recorder::recording())
     return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
                                     array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_contents_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
                                array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-  c.u(mgen::recorder::name_id("MPI_Type_get_contents_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3224,9 +3561,10 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
                           int* combiner) {
   if (!mgen::recorder::recording())
     return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_envelope");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
-  c.u(mgen::recorder::name_id("MPI_Type_get_envelope"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3234,66 +3572,74 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
                             MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
   if (!mgen::recorder::recording())
     return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_envelope_c");
   Call c(Op::kLocal);
   const int result_ =
       PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-  c.u(mgen::recorder::name_id("MPI_Type_get_envelope_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_extent(datatype, lb, extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_extent");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_extent(datatype, lb, extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_extent"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_extent_c(datatype, lb, extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_extent_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_extent_c(datatype, lb, extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_extent_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_extent_x(datatype, lb, extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_extent_x");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_extent_x(datatype, lb, extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_extent_x"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_name(datatype, type_name, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_name");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_name(datatype, type_name, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Type_get_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_true_extent");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_true_extent"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_true_extent_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_true_extent_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   if (!mgen::recorder::recording()) return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_get_true_extent_x");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
-  c.u(mgen::recorder::name_id("MPI_Type_get_true_extent_x"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3301,17 +3647,19 @@ int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_
                       MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_hindexed");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_hindexed"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_hvector(count, blocklength, stride, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_hvector");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_hvector(count, blocklength, stride, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_hvector"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3319,9 +3667,10 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_indexed");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_indexed"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3329,65 +3678,73 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_indexed_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_indexed_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
   if (!mgen::recorder::recording()) return PMPI_Type_lb(datatype, displacement);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_lb");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_lb(datatype, displacement);
-  c.u(mgen::recorder::name_id("MPI_Type_lb"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   if (!mgen::recorder::recording()) return PMPI_Type_match_size(typeclass, size, datatype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_match_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_match_size(typeclass, size, datatype);
-  c.u(mgen::recorder::name_id("MPI_Type_match_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   if (!mgen::recorder::recording()) return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_set_attr");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
-  c.u(mgen::recorder::name_id("MPI_Type_set_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   if (!mgen::recorder::recording()) return PMPI_Type_set_name(datatype, type_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_set_name");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_set_name(datatype, type_name);
-  c.u(mgen::recorder::name_id("MPI_Type_set_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_size(MPI_Datatype datatype, int* size) {
   if (!mgen::recorder::recording()) return PMPI_Type_size(datatype, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_size");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_size(datatype, size);
-  c.u(mgen::recorder::name_id("MPI_Type_size"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   if (!mgen::recorder::recording()) return PMPI_Type_size_c(datatype, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_size_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_size_c(datatype, size);
-  c.u(mgen::recorder::name_id("MPI_Type_size_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   if (!mgen::recorder::recording()) return PMPI_Type_size_x(datatype, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_size_x");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_size_x(datatype, size);
-  c.u(mgen::recorder::name_id("MPI_Type_size_x"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3395,52 +3752,58 @@ int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_di
                     MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   if (!mgen::recorder::recording())
     return PMPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_struct");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_struct"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   if (!mgen::recorder::recording()) return PMPI_Type_ub(datatype, displacement);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_ub");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_ub(datatype, displacement);
-  c.u(mgen::recorder::name_id("MPI_Type_ub"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_vector");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_vector"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
   if (!mgen::recorder::recording()) return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Type_vector_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
-  c.u(mgen::recorder::name_id("MPI_Type_vector_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Unpack");
   Call c(Op::kLocal);
   const int result_ = PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
-  c.u(mgen::recorder::name_id("MPI_Unpack"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
                  MPI_Datatype datatype, MPI_Comm comm) {
   if (!mgen::recorder::recording()) return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Unpack_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
-  c.u(mgen::recorder::name_id("MPI_Unpack_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3448,9 +3811,10 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
                         int outcount, MPI_Datatype datatype) {
   if (!mgen::recorder::recording())
     return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Unpack_external");
   Call c(Op::kLocal);
   const int result_ = PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-  c.u(mgen::recorder::name_id("MPI_Unpack_external"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3458,106 +3822,119 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
                           MPI_Count outcount, MPI_Datatype datatype) {
   if (!mgen::recorder::recording())
     return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Unpack_external_c");
   Call c(Op::kLocal);
   const int result_ = PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-  c.u(mgen::recorder::name_id("MPI_Unpack_external_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
   if (!mgen::recorder::recording()) return PMPI_Unpublish_name(service_name, info, port_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Unpublish_name");
   Call c(Op::kOther);
   const int result_ = PMPI_Unpublish_name(service_name, info, port_name);
-  c.u(mgen::recorder::name_id("MPI_Unpublish_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_allocate");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-  c.u(mgen::recorder::name_id("MPI_Win_allocate"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_allocate_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-  c.u(mgen::recorder::name_id("MPI_Win_allocate_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_allocate_shared");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-  c.u(mgen::recorder::name_id("MPI_Win_allocate_shared"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                               MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_allocate_shared_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-  c.u(mgen::recorder::name_id("MPI_Win_allocate_shared_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   if (!mgen::recorder::recording()) return PMPI_Win_attach(win, base, size);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_attach");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_attach(win, base, size);
-  c.u(mgen::recorder::name_id("MPI_Win_attach"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   if (!mgen::recorder::recording()) return PMPI_Win_call_errhandler(win, errorcode);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_call_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_call_errhandler(win, errorcode);
-  c.u(mgen::recorder::name_id("MPI_Win_call_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_complete(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_complete(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_complete");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_complete(win);
-  c.u(mgen::recorder::name_id("MPI_Win_complete"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_create");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-  c.u(mgen::recorder::name_id("MPI_Win_create"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_create_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-  c.u(mgen::recorder::name_id("MPI_Win_create_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_create_dynamic(info, comm, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_create_dynamic");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_create_dynamic(info, comm, win);
-  c.u(mgen::recorder::name_id("MPI_Win_create_dynamic"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_create_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Win_create_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
@@ -3565,257 +3942,289 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
                           MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) {
   if (!mgen::recorder::recording())
     return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_create_keyval");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-  c.u(mgen::recorder::name_id("MPI_Win_create_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Win_delete_attr(win, win_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_delete_attr");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_delete_attr(win, win_keyval);
-  c.u(mgen::recorder::name_id("MPI_Win_delete_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_detach(MPI_Win win, const void* base) {
   if (!mgen::recorder::recording()) return PMPI_Win_detach(win, base);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_detach");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_detach(win, base);
-  c.u(mgen::recorder::name_id("MPI_Win_detach"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_fence(int assert, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_fence(assert, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_fence");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_fence(assert, win);
-  c.u(mgen::recorder::name_id("MPI_Win_fence"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_flush(int rank, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_flush(rank, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_flush");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_flush(rank, win);
-  c.u(mgen::recorder::name_id("MPI_Win_flush"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_flush_all(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_flush_all(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_flush_all");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_flush_all(win);
-  c.u(mgen::recorder::name_id("MPI_Win_flush_all"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_flush_local(int rank, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_flush_local(rank, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_flush_local");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_flush_local(rank, win);
-  c.u(mgen::recorder::name_id("MPI_Win_flush_local"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_flush_local_all(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_flush_local_all(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_flush_local_all");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_flush_local_all(win);
-  c.u(mgen::recorder::name_id("MPI_Win_flush_local_all"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_free(MPI_Win* win) {
   if (!mgen::recorder::recording()) return PMPI_Win_free(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_free");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_free(win);
-  c.u(mgen::recorder::name_id("MPI_Win_free"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_free_keyval(int* win_keyval) {
   if (!mgen::recorder::recording()) return PMPI_Win_free_keyval(win_keyval);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_free_keyval");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_free_keyval(win_keyval);
-  c.u(mgen::recorder::name_id("MPI_Win_free_keyval"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_get_attr");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
-  c.u(mgen::recorder::name_id("MPI_Win_get_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Win_get_errhandler(win, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_get_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_get_errhandler(win, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Win_get_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   if (!mgen::recorder::recording()) return PMPI_Win_get_group(win, group);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_get_group");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_get_group(win, group);
-  c.u(mgen::recorder::name_id("MPI_Win_get_group"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   if (!mgen::recorder::recording()) return PMPI_Win_get_info(win, info_used);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_get_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_get_info(win, info_used);
-  c.u(mgen::recorder::name_id("MPI_Win_get_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   if (!mgen::recorder::recording()) return PMPI_Win_get_name(win, win_name, resultlen);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_get_name");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_get_name(win, win_name, resultlen);
-  c.u(mgen::recorder::name_id("MPI_Win_get_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_lock(lock_type, rank, assert, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_lock");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_lock(lock_type, rank, assert, win);
-  c.u(mgen::recorder::name_id("MPI_Win_lock"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_lock_all(int assert, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_lock_all(assert, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_lock_all");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_lock_all(assert, win);
-  c.u(mgen::recorder::name_id("MPI_Win_lock_all"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_post(group, assert, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_post");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_post(group, assert, win);
-  c.u(mgen::recorder::name_id("MPI_Win_post"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   if (!mgen::recorder::recording()) return PMPI_Win_set_attr(win, win_keyval, attribute_val);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_set_attr");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_set_attr(win, win_keyval, attribute_val);
-  c.u(mgen::recorder::name_id("MPI_Win_set_attr"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   if (!mgen::recorder::recording()) return PMPI_Win_set_errhandler(win, errhandler);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_set_errhandler");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_set_errhandler(win, errhandler);
-  c.u(mgen::recorder::name_id("MPI_Win_set_errhandler"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   if (!mgen::recorder::recording()) return PMPI_Win_set_info(win, info);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_set_info");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_set_info(win, info);
-  c.u(mgen::recorder::name_id("MPI_Win_set_info"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_set_name(MPI_Win win, const char* win_name) {
   if (!mgen::recorder::recording()) return PMPI_Win_set_name(win, win_name);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_set_name");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_set_name(win, win_name);
-  c.u(mgen::recorder::name_id("MPI_Win_set_name"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   if (!mgen::recorder::recording()) return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_shared_query");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-  c.u(mgen::recorder::name_id("MPI_Win_shared_query"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
   if (!mgen::recorder::recording()) return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_shared_query_c");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
-  c.u(mgen::recorder::name_id("MPI_Win_shared_query_c"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_start(group, assert, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_start");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_start(group, assert, win);
-  c.u(mgen::recorder::name_id("MPI_Win_start"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_sync(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_sync(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_sync");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_sync(win);
-  c.u(mgen::recorder::name_id("MPI_Win_sync"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_test(MPI_Win win, int* flag) {
   if (!mgen::recorder::recording()) return PMPI_Win_test(win, flag);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_test");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_test(win, flag);
-  c.u(mgen::recorder::name_id("MPI_Win_test"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_unlock(int rank, MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_unlock(rank, win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_unlock");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_unlock(rank, win);
-  c.u(mgen::recorder::name_id("MPI_Win_unlock"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_unlock_all(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_unlock_all(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_unlock_all");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_unlock_all(win);
-  c.u(mgen::recorder::name_id("MPI_Win_unlock_all"));
+  c.u(name_);
   c.end();
   return result_;
 }
 int MPI_Win_wait(MPI_Win win) {
   if (!mgen::recorder::recording()) return PMPI_Win_wait(win);
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Win_wait");
   Call c(Op::kOther);
   const int result_ = PMPI_Win_wait(win);
-  c.u(mgen::recorder::name_id("MPI_Win_wait"));
+  c.u(name_);
   c.end();
   return result_;
 }
 double MPI_Wtick(void) {
   if (!mgen::recorder::recording()) return PMPI_Wtick();
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Wtick");
   Call c(Op::kLocal);
   const double result_ = PMPI_Wtick();
-  c.u(mgen::recorder::name_id("MPI_Wtick"));
+  c.u(name_);
   c.end();
   return result_;
 }
 double MPI_Wtime(void) {
   if (!mgen::recorder::recording()) return PMPI_Wtime();
+  static const uint64_t name_ = mgen::recorder::name_id("MPI_Wtime");
   Call c(Op::kLocal);
   const double result_ = PMPI_Wtime();
-  c.u(mgen::recorder::name_id("MPI_Wtime"));
+  c.u(name_);
   c.end();
   return result_;
 }

@@ -169,7 +169,9 @@ void close_trace() {
 Call::Call(Op op) : op_(op), cpu0_(0), wall0_(0), fields_(g->fields) {
   fields_.clear();
   wall0_ = clock_ns(CLOCK_MONOTONIC);
-  cpu0_ = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  // The thread's CPU time costs a system call to read; a call without communication (Local)
+  // leaves it alone: its time then counts with the computation before the next call.
+  cpu0_ = op == Op::kLocal ? g->last_cpu : clock_ns(CLOCK_THREAD_CPUTIME_ID);
   if (op == Op::kInit) {  // nothing before MPI_Init counts
     g->last_wall = wall0_;
     g->last_cpu = cpu0_;
@@ -187,7 +189,7 @@ void Call::end() {
   rec.insert(rec.end(), fields_.begin(), fields_.end());
   append(rec);
   g->last_wall = clock_ns(CLOCK_MONOTONIC);
-  g->last_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  if (op_ != Op::kLocal) g->last_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   // At least once a second on disk, so that even a rank killed without a chance to flush
   // (SIGKILL) leaves most of its trace.
   if (g->last_wall - g->last_flush > 1000000000ull) {

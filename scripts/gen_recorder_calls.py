@@ -82,9 +82,10 @@ for name in sorted(protos):
         n_other += 1
     out.append(f"{ret} MPI_{name}({args}) {{")
     out.append(f"  if (!mgen::recorder::recording()) return {call};")
+    out.append(f'  static const uint64_t name_ = mgen::recorder::name_id("MPI_{name}");')
     out.append(f"  Call c({op});")
     out.append(f"  const {ret} result_ = {call};")
-    out.append(f'  c.u(mgen::recorder::name_id("MPI_{name}"));')
+    out.append("  c.u(name_);")
     out.append("  c.end();")
     out.append("  return result_;")
     out.append("}")
