@@ -35,6 +35,9 @@ Reader::Reader(const std::filesystem::path& file) : path_(file.string()) {
 }
 
 void Reader::fail(uint64_t offset, const std::string& what) const {
+  if (pos_ > 0) {  // the header was read: say whose trace it is
+    throw TraceError(fmt::format("{}: rank {}: offset {}: {}", path_, header_.rank, offset, what));
+  }
   throw TraceError(fmt::format("{}: offset {}: {}", path_, offset, what));
 }
 

@@ -116,7 +116,7 @@ set +e
 out=$("$mgen" trace stats "$work/corrupt" 2>&1)
 rc=$?
 set -e
-if [[ $rc == 2 ]] && grep -q "rank-2.mgt: offset [0-9]*: corrupt" <<<"$out"; then
+if [[ $rc == 2 ]] && grep -q "rank-2.mgt: rank 2: offset [0-9]*: corrupt" <<<"$out"; then
   echo "ok: corrupt trace: $(tail -1 <<<"$out")"
 else
   bad "corrupt trace: exit $rc: $out"
@@ -129,7 +129,7 @@ for cmd in "trace stats" "trace dump" "replay"; do
   out=$("$mgen" $cmd "$work/truncated" 2>&1)
   rc=$?
   set -e
-  if [[ $rc == 2 ]] && grep -q "rank-1.mgt: offset [0-9]*: truncated" <<<"$out"; then
+  if [[ $rc == 2 ]] && grep -q "rank-1.mgt: rank 1: offset [0-9]*: truncated" <<<"$out"; then
     echo "ok: truncated trace, mgen $cmd: $(tail -1 <<<"$out")"
   else
     bad "truncated trace, mgen $cmd: exit $rc: $out"
