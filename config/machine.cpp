@@ -245,6 +245,9 @@ void check_builds(const MachineConfig& machine, const toml::table& root, const L
     if (machine.node.memory_bandwidth.is_zero()) {
       throw net::ConfigError("node.memory_bandwidth", "bandwidth must be greater than zero");
     }
+    if (machine.node.stream_bandwidth.is_zero()) {
+      throw net::ConfigError("node.stream_bandwidth", "bandwidth must be greater than zero");
+    }
   } catch (const net::ConfigError& e) {
     throw Error(where_key(root, e.key(), loc), e.key(), e.what());
   }

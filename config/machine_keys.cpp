@@ -111,6 +111,10 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.node.memory_latency = f.time(); }},
       {"node.cpu_scale", "target CPU time per second of measured host CPU time, for recompiled MPI programs (number)",
        [](const Field& f, Loaded& m) { m.machine.node.cpu_scale = f.number(); }},
+      {"node.gflops", "sustained GFlop/s of one rank, for modelled work (MGEN_Comp_work, NAS skeletons) (number)",
+       [](const Field& f, Loaded& m) { m.machine.node.flop_rate = f.number() * 1e9; }},
+      {"node.stream_bandwidth", "sustained memory bandwidth of one rank, for modelled work (bandwidth)",
+       [](const Field& f, Loaded& m) { m.machine.node.stream_bandwidth = f.bandwidth(); }},
 
       {"collectives.barrier", "barrier algorithm, or \"auto\" (string; `mgen info` lists them)",
        [](const Field& f, Loaded& m) { m.machine.collectives.barrier = f.string(); }},

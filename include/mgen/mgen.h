@@ -142,6 +142,10 @@ double MGEN_Wtime(void); /* simulated seconds */
 double MGEN_Wtick(void);
 /* Computation that takes `seconds` of simulated time on this rank. */
 int MGEN_Comp(double seconds);
+/* Computation given by its work: `flops` floating-point operations and `bytes` of memory
+ * traffic, timed by the node's roofline, max(flops / node.flop_rate, bytes /
+ * node.stream_bandwidth). */
+int MGEN_Comp_work(double flops, double bytes);
 
 /* ---- point to point ---------------------------------------------------------------- */
 int MGEN_Send(const void* buf, int count, MGEN_Datatype type, int dest, int tag, MGEN_Comm comm);

@@ -57,6 +57,18 @@ int MGEN_Comp(double seconds) {
   return MGEN_SUCCESS;
 }
 
+int MGEN_Comp_work(double flops, double bytes) {
+  Scope s("MGEN_Comp_work");
+  if (!s) return api::outside("MGEN_Comp_work");
+  if (!(flops >= 0) || !(bytes >= 0) || flops > 1e21 || bytes > 1e21) {
+    s.fail(MGEN_ERR_ARG, fmt::format("work of {} flops and {} bytes", flops, bytes));
+  }
+  const NodeConfig& n = s.world().node_config();
+  const double t = std::max(flops / n.flop_rate, bytes / static_cast<double>(n.stream_bandwidth.bytes_per_s()));
+  s.world().compute(s.rank(), mgen::simcore::Time::ps(std::llround(t * 1e12)));
+  return MGEN_SUCCESS;
+}
+
 int MGEN_Type_size(MGEN_Datatype type, int* size) {
   Scope s("MGEN_Type_size");
   if (!s) return api::outside("MGEN_Type_size");

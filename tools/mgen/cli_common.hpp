@@ -56,5 +56,6 @@ Runner add_run(CLI::App& app);
 Runner add_trace(CLI::App& app);
 Runner add_record(CLI::App& app);
 Runner add_replay(CLI::App& app);
+Runner add_nas(CLI::App& app);
 
 }  // namespace mgen::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_record);
   add(mgen::cli::add_trace);
   add(mgen::cli::add_replay);
+  add(mgen::cli::add_nas);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

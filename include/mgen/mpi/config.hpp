@@ -34,6 +34,10 @@ struct NodeConfig {
   // Recompiled MPI programs: measured CPU time between MPI calls is multiplied by this to
   // give the target CPU's compute time (0.5: the target is twice as fast as this host).
   double cpu_scale = 1.0;
+  // The roofline of one rank's computation (MGEN_Comp_work, the NAS skeletons): sustained
+  // floating-point rate and memory bandwidth of one core.
+  double flop_rate = 2e9;
+  Bandwidth stream_bandwidth = Bandwidth::gigabytes_per_second(4);
 };
 
 // Algorithm per collective: "auto" (the default selection by communicator size and message

@@ -1,0 +1,208 @@
+#include "nas.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "kernels.hpp"
+
+namespace mgen::nas {
+namespace {
+
+int as_count(uint64_t bytes) {
+  if (bytes > static_cast<uint64_t>(INT_MAX)) {
+    throw std::invalid_argument(fmt::format("a message of {} bytes is beyond MPI's int counts", bytes));
+  }
+  return static_cast<int>(bytes);
+}
+
+// Reductions: doubles when the element is 8 bytes (NPB's dp_type), else bytes.
+MGEN_Datatype element(uint32_t type_size, uint64_t& count) {
+  if (type_size == 8) return MGEN_DOUBLE;
+  if (type_size == 4) return MGEN_INT;
+  count *= type_size;
+  return MGEN_BYTE;
+}
+
+}  // namespace
+
+Rank::Rank() {
+  MGEN_Comm_rank(MGEN_COMM_WORLD, &rank_);
+  MGEN_Comm_size(MGEN_COMM_WORLD, &size_);
+}
+
+void Rank::send(int dest, uint64_t bytes, int tag, MGEN_Comm c) {
+  tally.add("send", bytes);
+  MGEN_Send(nullptr, as_count(bytes), MGEN_BYTE, dest, tag, c);
+}
+
+void Rank::recv(int source, uint64_t bytes, int tag, MGEN_Comm c) {
+  tally.add("recv", bytes);
+  MGEN_Recv(nullptr, as_count(bytes), MGEN_BYTE, source, tag, c, MGEN_STATUS_IGNORE);
+}
+
+MGEN_Request Rank::isend(int dest, uint64_t bytes, int tag, MGEN_Comm c) {
+  tally.add("isend", bytes);
+  MGEN_Request r = MGEN_REQUEST_NULL;
+  MGEN_Isend(nullptr, as_count(bytes), MGEN_BYTE, dest, tag, c, &r);
+  return r;
+}
+
+MGEN_Request Rank::irecv(int source, uint64_t bytes, int tag, MGEN_Comm c) {
+  tally.add("irecv", bytes);
+  MGEN_Request r = MGEN_REQUEST_NULL;
+  MGEN_Irecv(nullptr, as_count(bytes), MGEN_BYTE, source, tag, c, &r);
+  return r;
+}
+
+void Rank::sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag, MGEN_Comm c) {
+  tally.add("sendrecv", send_bytes);
+  MGEN_Sendrecv(nullptr, as_count(send_bytes), MGEN_BYTE, dest, tag, nullptr, as_count(recv_bytes), MGEN_BYTE,
+                source, tag, c, MGEN_STATUS_IGNORE);
+}
+
+void Rank::wait(MGEN_Request& r) {
+  tally.add("wait", 0);
+  MGEN_Wait(&r, MGEN_STATUS_IGNORE);
+}
+
+void Rank::waitall(std::vector<MGEN_Request>& rs) {
+  tally.add("waitall", 0);
+  MGEN_Waitall(static_cast<int>(rs.size()), rs.data(), MGEN_STATUSES_IGNORE);
+  rs.clear();
+}
+
+void Rank::barrier(MGEN_Comm c) {
+  tally.add("barrier", 0);
+  MGEN_Barrier(c);
+}
+
+void Rank::bcast(uint64_t count, uint32_t type_size, int root, MGEN_Comm c) {
+  tally.add("bcast", count * type_size);
+  MGEN_Bcast(nullptr, as_count(count * type_size), MGEN_BYTE, root, c);
+}
+
+void Rank::reduce(uint64_t count, uint32_t type_size, int root, MGEN_Comm c) {
+  tally.add("reduce", count * type_size);
+  uint64_t n = count;
+  const MGEN_Datatype t = element(type_size, n);
+  MGEN_Reduce(nullptr, nullptr, as_count(n), t, MGEN_SUM, root, c);
+}
+
+void Rank::allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c) {
+  tally.add("allreduce", count * type_size);
+  uint64_t n = count;
+  const MGEN_Datatype t = element(type_size, n);
+  MGEN_Allreduce(nullptr, nullptr, as_count(n), t, MGEN_SUM, c);
+}
+
+void Rank::alltoall(uint64_t bytes_per_rank, MGEN_Comm c) {
+  tally.add("alltoall", bytes_per_rank);
+  MGEN_Alltoall(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, c);
+}
+
+void Rank::alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<uint64_t>& recv_bytes, MGEN_Comm c) {
+  uint64_t total = 0;
+  std::vector<int> sc(send_bytes.size()), sd(send_bytes.size()), rc(recv_bytes.size()), rd(recv_bytes.size());
+  uint64_t at = 0;
+  for (size_t i = 0; i < send_bytes.size(); ++i) {
+    sc[i] = as_count(send_bytes[i]);
+    sd[i] = as_count(at);
+    at += send_bytes[i];
+    total += send_bytes[i];
+  }
+  at = 0;
+  for (size_t i = 0; i < recv_bytes.size(); ++i) {
+    rc[i] = as_count(recv_bytes[i]);
+    rd[i] = as_count(at);
+    at += recv_bytes[i];
+  }
+  tally.add("alltoallv", total);
+  MGEN_Alltoallv(nullptr, sc.data(), sd.data(), MGEN_BYTE, nullptr, rc.data(), rd.data(), MGEN_BYTE, c);
+}
+
+void Rank::allgather(uint64_t bytes_per_rank, MGEN_Comm c) {
+  tally.add("allgather", bytes_per_rank);
+  MGEN_Allgather(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, c);
+}
+
+void Rank::gather(uint64_t bytes_per_rank, int root, MGEN_Comm c) {
+  tally.add("gather", bytes_per_rank);
+  MGEN_Gather(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, root, c);
+}
+
+MGEN_Comm Rank::split(MGEN_Comm parent, int color, int key) {
+  tally.add("comm_split", 0);
+  MGEN_Comm out = MGEN_COMM_NULL;
+  MGEN_Comm_split(parent, color, key, &out);
+  return out;
+}
+
+void Rank::compute(double flops, double bytes) {
+  if (flops > 0 || bytes > 0) MGEN_Comp_work(flops, bytes);
+}
+
+void Rank::timer_start() {
+  start_ = MGEN_Wtime();
+}
+
+void Rank::timer_stop() {
+  timed_ += MGEN_Wtime() - start_;
+}
+
+// ---------------------------------------------------------------- registry and runs
+
+const std::vector<std::unique_ptr<Kernel>>& kernels() {
+  static const std::vector<std::unique_ptr<Kernel>> all = make_kernels();
+  return all;
+}
+
+const Kernel* find(const std::string& name) {
+  for (const auto& k : kernels()) {
+    if (name == k->name()) return k.get();
+  }
+  return nullptr;
+}
+
+bool power_of_two(int n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+bool square(int n) {
+  int r = 0;
+  while ((r + 1) * (r + 1) <= n)
+    ++r;
+  return n > 0 && r * r == n;
+}
+
+std::string check_class(const char* kernel, char cls, const char* classes) {
+  for (const char* c = classes; *c; ++c) {
+    if (*c == cls) return "";
+  }
+  return fmt::format("{} has classes {} (got '{}')", kernel, classes, cls);
+}
+
+Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& machine, mpi::JobConfig job,
+                const mpi::Progress& progress) {
+  const std::string why = k.check(p);
+  if (!why.empty()) throw std::invalid_argument(why);
+  job.ranks = static_cast<uint32_t>(p.ranks);
+  job.measure_compute = false;
+  Result out;
+  out.tallies.resize(static_cast<size_t>(p.ranks));
+  std::vector<double> timed(static_cast<size_t>(p.ranks), 0);
+  const mpi::RankMain main = [&](int, char**) {
+    Rank r;
+    k.run(p, r);
+    out.tallies[static_cast<size_t>(r.rank())] = std::move(r.tally);
+    timed[static_cast<size_t>(r.rank())] = r.timed();
+  };
+  out.report = mpi::run_job(machine, job, main, {k.name()}, progress);
+  out.time_s = *std::max_element(timed.begin(), timed.end());
+  out.mops_total = out.time_s > 0 ? k.mops(p) / out.time_s : 0;
+  return out;
+}
+
+}  // namespace mgen::nas

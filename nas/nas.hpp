@@ -1,0 +1,127 @@
+// NAS Parallel Benchmarks as predicted workloads: each kernel is a skeleton that makes the MPI
+// calls NPB 3.3's MPI version makes (same process-count rules, process grids, partners,
+// message sizes, counts and collectives, per class) and models its computation by operation
+// counts (floating-point operations and memory traffic) that the machine's node model turns
+// into time. The derivation of each kernel is in nas/README.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mgen/mgen.h"
+#include "mgen/mpi/run.hpp"
+
+namespace mgen::nas {
+
+// The problem a kernel runs: class (S, W, A, B, C, D, E) and number of processes.
+struct Problem {
+  char cls = 'S';
+  int ranks = 1;
+};
+
+// What one rank's skeleton did at the MPI level, by call ("send", "isend", "recv", "irecv",
+// "allreduce", "alltoallv", ...): number of calls and payload bytes, where bytes are the
+// call's count times its datatype size (the send side where a call has two; the sum over
+// destinations for v-forms). Tests compare these with the closed forms of nas/README.md.
+struct Tally {
+  std::map<std::string, uint64_t> calls, bytes;
+  void add(const std::string& call, uint64_t b) {
+    ++calls[call];
+    bytes[call] += b;
+  }
+  uint64_t calls_of(const std::string& c) const {
+    auto it = calls.find(c);
+    return it == calls.end() ? 0 : it->second;
+  }
+  uint64_t bytes_of(const std::string& c) const {
+    auto it = bytes.find(c);
+    return it == bytes.end() ? 0 : it->second;
+  }
+};
+
+// A rank's view while its skeleton runs: MPI calls on null buffers (sizes only), counted in
+// `tally`; modelled computation; NPB's timer around the timed part.
+class Rank {
+ public:
+  Rank();
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Tally tally;
+
+  // Point-to-point on MGEN_COMM_WORLD unless a communicator is given; sizes in bytes.
+  void send(int dest, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
+  void recv(int source, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
+  MGEN_Request isend(int dest, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
+  MGEN_Request irecv(int source, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
+  void sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag,
+                MGEN_Comm c = MGEN_COMM_WORLD);
+  void wait(MGEN_Request& r);
+  void waitall(std::vector<MGEN_Request>& rs);  // and empties it
+
+  // Collectives: `count` elements of `type_size` bytes (reductions use MGEN_SUM on doubles,
+  // or on bytes when the size is not 8).
+  void barrier(MGEN_Comm c = MGEN_COMM_WORLD);
+  void bcast(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
+  void reduce(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
+  void allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c = MGEN_COMM_WORLD);
+  void alltoall(uint64_t bytes_per_rank, MGEN_Comm c = MGEN_COMM_WORLD);
+  void alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<uint64_t>& recv_bytes,
+                 MGEN_Comm c = MGEN_COMM_WORLD);
+  void allgather(uint64_t bytes_per_rank, MGEN_Comm c = MGEN_COMM_WORLD);
+  void gather(uint64_t bytes_per_rank, int root, MGEN_Comm c = MGEN_COMM_WORLD);
+  MGEN_Comm split(MGEN_Comm parent, int color, int key);  // counted as "comm_split"
+
+  // Modelled computation: `flops` floating-point operations and `bytes` of memory traffic,
+  // timed by the node's roofline (MGEN_Comp_work).
+  void compute(double flops, double bytes);
+
+  // NPB's timer around the timed part (timer_start(1) ... timer_stop(1)).
+  void timer_start();
+  void timer_stop();
+  double timed() const { return timed_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+  double start_ = 0, timed_ = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual const char* name() const = 0;  // "cg", as on the command line
+  // "" if the kernel runs class p.cls on p.ranks processes; else the rule it breaks.
+  virtual std::string check(const Problem& p) const = 0;
+  // Timed iterations, as NPB prints them.
+  virtual int iterations(const Problem& p) const = 0;
+  // NPB's operation count of the timed part in millions (the numerator of its Mop/s).
+  virtual double mops(const Problem& p) const = 0;
+  // One rank's whole run: setup, then the timed part between timer_start() and timer_stop().
+  virtual void run(const Problem& p, Rank& r) const = 0;
+};
+
+// The kernels, in NPB's order (EP, IS, CG, MG, FT, LU, BT, SP, as far as written).
+const std::vector<std::unique_ptr<Kernel>>& kernels();
+// The kernel called `name`, or null.
+const Kernel* find(const std::string& name);
+// Common rules: the class letter is one of `classes`; ranks is a power of two; a square.
+std::string check_class(const char* kernel, char cls, const char* classes);
+bool power_of_two(int n);
+bool square(int n);
+
+struct Result {
+  mpi::RunReport report;
+  std::vector<Tally> tallies;  // per rank
+  double time_s = 0;           // NPB's time: the slowest rank's timed part
+  double mops_total = 0;       // NPB's Mop/s total
+};
+
+// Runs kernel `k` for problem `p` (job.ranks is set from p.ranks). Throws
+// std::invalid_argument if k.check(p) fails.
+Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& machine, mpi::JobConfig job,
+                const mpi::Progress& progress = {});
+
+}  // namespace mgen::nas
