@@ -117,5 +117,13 @@ assert abs(p["accepted"] - 0.2) < 0.03, p
 assert p["completed"] == p["measured"] > 0, p
 assert p["latency_p50_ns"] <= p["latency_p99_ns"] <= p["latency_max_ns"], p
 PY
+# NAS skeletons: bad input names the rule; a run prints NPB's summary; a sweep plots.
+expect 2 "unknown NAS kernel 'xx'" -- "$mgen" nas xx --class S -n 4
+expect 2 "--class: 'Q' is not one of" -- "$mgen" nas cg --class Q -n 4
+expect 2 "CG needs a power-of-two number of processes \\(got 12\\)" -- "$mgen" nas cg --class S -n 12
+expect 2 "needs -n" -- "$mgen" nas cg --class S
+expect 0 "Mop/s total" -- "$mgen" nas cg --class S -n 4
+expect 0 "efficiency.*4 .*16 " -- "$mgen" nas cg --class S --sweep-ranks 4,16 --plot "$work/cg.png"
+if [ -s "$work/cg.png" ]; then echo "ok: sweep plot written"; else echo "FAIL: no sweep plot"; failures=$((failures + 1)); fi
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
