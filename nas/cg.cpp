@@ -15,8 +15,8 @@ struct CgClass {
   long na;
   int nonzer, niter;
 };
-constexpr CgClass kClasses[] = {{'S', 1400, 7, 15},      {'W', 7000, 8, 15},      {'A', 14000, 11, 15},
-                                {'B', 75000, 13, 75},    {'C', 150000, 15, 75},   {'D', 1500000, 21, 100},
+constexpr CgClass kClasses[] = {{'S', 1400, 7, 15},     {'W', 7000, 8, 15},    {'A', 14000, 11, 15},
+                                {'B', 75000, 13, 75},   {'C', 150000, 15, 75}, {'D', 1500000, 21, 100},
                                 {'E', 9000000, 26, 100}};
 constexpr int kCgItMax = 25;
 
@@ -33,7 +33,7 @@ struct Layout {
   long firstrow, lastrow, firstcol, lastcol;
   long send_len;
   int exch_proc, l2npcols;
-  std::vector<int> exch;              // reduce_exch_proc(1..l2npcols)
+  std::vector<int> exch;             // reduce_exch_proc(1..l2npcols)
   std::vector<long> send_l, recv_l;  // reduce_send_lengths, reduce_recv_lengths
   long rows() const { return lastrow - firstrow + 1; }
   long cols() const { return lastcol - firstcol + 1; }

@@ -59,8 +59,8 @@ MGEN_Request Rank::irecv(int source, uint64_t bytes, int tag, MGEN_Comm c) {
 
 void Rank::sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag, MGEN_Comm c) {
   tally.add("sendrecv", send_bytes);
-  MGEN_Sendrecv(nullptr, as_count(send_bytes), MGEN_BYTE, dest, tag, nullptr, as_count(recv_bytes), MGEN_BYTE,
-                source, tag, c, MGEN_STATUS_IGNORE);
+  MGEN_Sendrecv(nullptr, as_count(send_bytes), MGEN_BYTE, dest, tag, nullptr, as_count(recv_bytes), MGEN_BYTE, source,
+                tag, c, MGEN_STATUS_IGNORE);
 }
 
 void Rank::wait(MGEN_Request& r) {
@@ -137,6 +137,13 @@ MGEN_Comm Rank::split(MGEN_Comm parent, int color, int key) {
   tally.add("comm_split", 0);
   MGEN_Comm out = MGEN_COMM_NULL;
   MGEN_Comm_split(parent, color, key, &out);
+  return out;
+}
+
+MGEN_Comm Rank::dup(MGEN_Comm parent) {
+  tally.add("comm_dup", 0);
+  MGEN_Comm out = MGEN_COMM_NULL;
+  MGEN_Comm_dup(parent, &out);
   return out;
 }
 

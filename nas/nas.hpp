@@ -57,8 +57,7 @@ class Rank {
   void recv(int source, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
   MGEN_Request isend(int dest, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
   MGEN_Request irecv(int source, uint64_t bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
-  void sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag,
-                MGEN_Comm c = MGEN_COMM_WORLD);
+  void sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag, MGEN_Comm c = MGEN_COMM_WORLD);
   void wait(MGEN_Request& r);
   void waitall(std::vector<MGEN_Request>& rs);  // and empties it
 
@@ -74,6 +73,7 @@ class Rank {
   void allgather(uint64_t bytes_per_rank, MGEN_Comm c = MGEN_COMM_WORLD);
   void gather(uint64_t bytes_per_rank, int root, MGEN_Comm c = MGEN_COMM_WORLD);
   MGEN_Comm split(MGEN_Comm parent, int color, int key);  // counted as "comm_split"
+  MGEN_Comm dup(MGEN_Comm parent);                        // counted as "comm_dup"
 
   // Modelled computation: `flops` floating-point operations and `bytes` of memory traffic,
   // timed by the node's roofline (MGEN_Comp_work).
