@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -335,32 +336,29 @@ int send(Op op, Mode mode, const void* buf, int count, MPI_Datatype t, int dest,
 
 extern "C" {
 
-int MPI_Init(int* argc, char*** argv) {
-  // The record's computation is zero and its duration MPI's initialisation: the run starts
-  // when MPI_Init returns.
+namespace {
+// MPI_Init and MPI_Init_thread: the record's computation is zero and its duration MPI's
+// initialisation (the run starts when MPI_Init returns); `level` is the Init record's field.
+int record_init(const std::function<int()>& init, const std::function<uint64_t()>& level) {
   if (g == nullptr) g = new State();
   Call c(Op::kInit);
-  const int rc = PMPI_Init(argc, argv);
+  const int rc = init();
   PMPI_Comm_rank(MPI_COMM_WORLD, &g->rank);
   open_trace();
   g->on = true;
-  c.u(0);
+  c.u(level());
   c.end();
   return rc;
 }
+}  // namespace
+
+int MPI_Init(int* argc, char*** argv) {
+  return record_init([&] { return PMPI_Init(argc, argv); }, [] { return uint64_t{0}; });
+}
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  // The record's computation is zero and its duration MPI's initialisation: the run starts
-  // when MPI_Init returns.
-  if (g == nullptr) g = new State();
-  Call c(Op::kInit);
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  PMPI_Comm_rank(MPI_COMM_WORLD, &g->rank);
-  open_trace();
-  g->on = true;
-  c.u(static_cast<uint64_t>(*provided) + 1);
-  c.end();
-  return rc;
+  return record_init([&] { return PMPI_Init_thread(argc, argv, required, provided); },
+                     [&] { return static_cast<uint64_t>(*provided) + 1; });
 }
 
 int MPI_Finalize() {

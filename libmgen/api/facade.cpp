@@ -74,6 +74,12 @@ void Scope::fail(int error_class, const std::string& message) {
   world_->fail(fmt::format("rank {}: {}: {}: {}", rank_->id, name_, error_class_name(error_class), message));
 }
 
+std::string truncation_text(const Request& receive) {
+  const Status& st = receive.status;
+  return fmt::format("a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} bytes",
+                     st.message_bytes, st.source, st.tag, receive.capacity);
+}
+
 Comm& Scope::any_comm(MGEN_Comm handle) {
   if (handle <= 0 || static_cast<size_t>(handle) >= rank_->comms.size() || !rank_->comms[handle]) {
     fail(MGEN_ERR_COMM, fmt::format("invalid communicator {}", handle));

@@ -67,6 +67,8 @@ class Scope {
   Time start_;
 };
 
+// Why a completed receive request reports kErrTruncated, for error messages.
+std::string truncation_text(const Request& receive);
 // Fills a user's status (which may be MGEN_STATUS_IGNORE).
 void set_status(MGEN_Status* out, const Status& s);
 // World rank for a communicator rank, or kAnySource for MGEN_ANY_SOURCE.

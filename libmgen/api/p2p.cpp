@@ -39,18 +39,12 @@ MGEN_Request post_recv(Scope& s, void* buf, int count, MGEN_Datatype type, int s
   return static_cast<MGEN_Request>(q + 1);
 }
 
-// Why a completed receive failed, for the error report.
-std::string truncation(const Status& st, uint64_t capacity) {
-  return fmt::format("a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} bytes",
-                     st.message_bytes, st.source, st.tag, capacity);
-}
-
 // Completes and frees request q, reporting its status; returns the error, if any, with its text.
 int complete_one(Scope& s, uint32_t q, MGEN_Status* status, std::string* why) {
   const Request& req = s.rank().requests[q];
   api::set_status(status, req.status);
   const int error = req.status.error;
-  if (error == kErrTruncated && why->empty()) *why = truncation(req.status, req.capacity);
+  if (error == kErrTruncated && why->empty()) *why = api::truncation_text(req);
   s.rank().free_request_slot(q);
   return error;
 }

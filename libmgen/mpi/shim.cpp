@@ -625,9 +625,7 @@ int finish(MPI_Request* rp, MPI_Status* status) {
     ms.count_bytes = static_cast<long long>(s.bytes);
     if (s.error == kErrTruncated) {
       error = MPI_ERR_TRUNCATE;
-      state().error_text =
-          fmt::format("a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} bytes",
-                      s.message_bytes, s.source, s.tag, r.requests[w].capacity);
+      state().error_text = api::truncation_text(r.requests[w]);
     }
     r.free_request_slot(w);
     if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, dtype(q.dtype));

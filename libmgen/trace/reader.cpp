@@ -121,6 +121,13 @@ bool Reader::next(Record& r) {
     for (int64_t& x : r.requests)
       x = s();
   };
+  auto endpoint = [&] {  // comm, peer, tag, count, type size: every point-to-point record
+    r.comm = s();
+    r.peer = s();
+    r.tag = s();
+    r.count = u();
+    r.type_size = u();
+  };
   auto index_ok = [&](int64_t i) {
     if (i < -1 || i >= static_cast<int64_t>(r.requests.size())) {
       fail(record_at_, fmt::format("corrupt: index {} of {} requests", i, r.requests.size()));
@@ -162,21 +169,13 @@ bool Reader::next(Record& r) {
     case Op::kIsend:
     case Op::kSendInit:
       r.mode = u();
-      r.comm = s();
-      r.peer = s();
-      r.tag = s();
-      r.count = u();
-      r.type_size = u();
+      endpoint();
       if (r.op != Op::kSend) r.request = s();
       break;
     case Op::kRecv:
     case Op::kIrecv:
     case Op::kRecvInit:
-      r.comm = s();
-      r.peer = s();
-      r.tag = s();
-      r.count = u();
-      r.type_size = u();
+      endpoint();
       if (r.op == Op::kRecv) {
         received(r.status);
       } else {
@@ -185,11 +184,7 @@ bool Reader::next(Record& r) {
       break;
     case Op::kSendrecv:
     case Op::kSendrecvReplace:
-      r.comm = s();
-      r.peer = s();
-      r.tag = s();
-      r.count = u();
-      r.type_size = u();
+      endpoint();
       r.peer2 = s();
       r.tag2 = s();
       r.count2 = u();

@@ -202,9 +202,8 @@ class RankReplay {
   void completed(int64_t id) {
     const auto it = reqs_.find(id);
     if (it == reqs_.end()) return;
-    if (it->second.persistent) {
+    if (it->second.persistent) {  // stays, with its handle, for the next MPI_Start
       it->second.done = true;
-      it->second.handle = it->second.handle;  // persistent handles stay
       return;
     }
     reqs_.erase(it);
@@ -272,8 +271,6 @@ class RankReplay {
     } else {
       post_recv(def, id, at);
     }
-    reqs_[id].persistent = true;
-    reqs_[id].def = def;
   }
 
   // ------------------------------------------------------------ collectives
