@@ -7,7 +7,8 @@
 // pipeline recurrence of docs/network-model.md:
 //     h_i(j) = max(h_{i-1}(j) + L_{i-1} + t_head, E_i(j-1))
 //     E_i(j) = max(h_i(j) + w_j/B_i, h_i(j) + w_j/B_sw, E_{i-1}(j) + L_{i-1} + t_st)
-// plus the transmit and receive DMA stages, in O(packets x hops) per message.
+// plus the transmit and receive DMA stages. Once the pipeline is steady the remaining packets are
+// added in closed form, so a message costs O(hops x pipeline fill), not O(packets x hops).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,7 @@ class AnalyticNetwork {
   uint64_t live_ = 0;
   mutable std::vector<Stage> scratch_;
   mutable std::vector<Time> busy_;
+  mutable std::vector<Time> rate_;
   std::vector<LinkStats> link_stats_;
   NetworkTotals totals_;
 };
