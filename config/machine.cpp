@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "mgen/config/units.hpp"
+#include "mgen/host/breakdown.hpp"
 #include "mgen/net/routing.hpp"
 #include "mgen/net/topology.hpp"
 #include "reader.hpp"
@@ -220,6 +222,63 @@ Loaded read_tables(const toml::table& root, const Locator& loc) {
   return out;
 }
 
+// Breaking Band's [host]: a breakdown with a silently zero component would mislead, so a [host]
+// table gives every component (all keys but unsignaled_interval and derive). With derive = true
+// it sets the MPI overheads and the NIC, link and switch latencies (host::derive_simulation
+// explains the mapping), so those keys must not also be written by hand.
+void resolve_host(Loaded& m, const toml::table& root, const Locator& loc) {
+  const toml::node* table = root.get("host");
+  if (table == nullptr) return;
+  const toml::table& given = *table->as_table();  // read_tables refused anything else
+  std::vector<std::string> missing;
+  for (const KeySpec& s : detail::key_specs()) {
+    const std::string_view key = s.key;
+    if (!key.starts_with("host.")) continue;
+    const std::string name(key.substr(5));
+    if (name != "unsignaled_interval" && name != "derive" && !given.contains(name)) missing.push_back(name);
+  }
+  if (!missing.empty()) {
+    throw Error(
+        loc.where(*table), "host",
+        fmt::format("a breakdown needs every component (Breaking Band Table 1); missing {}", join(missing, ", ")));
+  }
+  const host::HostConfig& h = m.host;
+  auto where = [&](const char* key) { return loc.where(*root.at_path(key).node()); };
+  if (h.unsignaled_interval == 0)
+    throw Error(where("host.unsignaled_interval"), "host.unsignaled_interval", "must be at least 1");
+  if (h.post_prog.count_ps() * int64_t{h.unsignaled_interval} < h.llp_prog.count_ps()) {
+    throw Error(where("host.post_prog"), "host.post_prog",
+                fmt::format("Post_prog ({}) is less than its LLP share, LLP_prog / c ({} / {})",
+                            format_time(h.post_prog), format_time(h.llp_prog), h.unsignaled_interval));
+  }
+  m.machine.host = h;
+  if (!h.derive) return;
+  for (const char* key : {"mpi.send_overhead", "mpi.recv_overhead", "mpi.send_progress_overhead", "nic.dma_latency",
+                          "nic.link_latency", "router.switch_delay"}) {
+    if (const toml::node* n = root.at_path(key).node()) {
+      throw Error(
+          loc.where(*n), key,
+          "is derived from [host] (host.derive = true); remove it, or set host.derive = false to give it by hand");
+    }
+  }
+  const host::SimulationParams p = host::derive_simulation(h);
+  net::RouterConfig& router = m.machine.network.router;
+  // The paper measures only the switch's total; what the router pipeline's other stages take
+  // (usually zero on such a machine) is left to them and the traversal gets the rest.
+  const simcore::Time stages = router.routing_delay + router.vc_alloc_delay + router.switch_alloc_delay;
+  if (p.switch_latency < stages) {
+    throw Error(where("host.switch"), "host.switch",
+                fmt::format("{} is less than the router's routing, VC and switch allocation delays together ({})",
+                            format_time(p.switch_latency), format_time(stages)));
+  }
+  router.switch_delay = p.switch_latency - stages;
+  m.machine.network.nic.link_latency = p.nic_link_latency;
+  m.machine.network.nic.dma_latency = p.dma_latency;
+  m.machine.mpi.send_overhead = p.send_overhead;
+  m.machine.mpi.recv_overhead = p.recv_overhead;
+  m.machine.mpi.send_progress_overhead = p.send_progress_overhead;
+}
+
 // Where a key named by the network layer was written. down/up may have come from the k/levels
 // shorthand; a key nobody wrote is a default of the file as a whole.
 std::string where_key(const toml::table& root, const std::string& key, const Locator& loc) {
@@ -303,6 +362,7 @@ MachineConfig load_tree(toml::table root, const std::string& source, const std::
   for (const std::string& o : overrides)
     apply_override(root, o, loc);
   Loaded loaded = read_tables(root, loc);
+  resolve_host(loaded, root, loc);
   loaded.machine.source = source;
   if (source != default_machine().source) {
     // A file that does not name itself must not inherit the built-in machine's name.

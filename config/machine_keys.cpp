@@ -1,7 +1,47 @@
 // The schema of a machine file: every key, its meaning and where it lands in the structs.
+#include <fmt/format.h>
+
 #include "reader.hpp"
 
 namespace mgen::config::detail {
+
+namespace {
+
+// "LOG 2MAX LOG MAX": MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT, the columns of Dimemas's Table 3.
+template <mpi::DimemasOp op>
+void set_dimemas_row(const Field& f, Loaded& m) {
+  const std::string text = f.string();
+  std::vector<std::string> words;
+  for (size_t i = 0; i < text.size();) {
+    const size_t j = text.find_first_of(" \t", i);
+    if (j != i) words.push_back(text.substr(i, j == std::string::npos ? std::string::npos : j - i));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  if (words.size() != 4) {
+    f.fail(
+        fmt::format("expected \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (e.g. \"LOG 2MAX LOG MAX\"), got \"{}\"", text));
+  }
+  auto model = [&](const std::string& w) {
+    if (w == "0") return mpi::DimemasPhase::kNone;
+    if (w == "CT") return mpi::DimemasPhase::kConstant;
+    if (w == "LIN") return mpi::DimemasPhase::kLinear;
+    if (w == "LOG") return mpi::DimemasPhase::kLog;
+    f.fail(fmt::format("unknown model '{}' (known: 0, CT, LIN, LOG)", w));
+  };
+  auto size = [&](const std::string& w) {
+    if (w == "MAX") return mpi::DimemasPhase::kMax;
+    if (w == "MIN") return mpi::DimemasPhase::kMin;
+    if (w == "MEAN") return mpi::DimemasPhase::kMean;
+    if (w == "2MAX" || w == "2*MAX") return mpi::DimemasPhase::kTwiceMax;
+    if (w == "S+R") return mpi::DimemasPhase::kSum;
+    f.fail(fmt::format("unknown size '{}' (known: MAX, MIN, MEAN, 2MAX, S+R)", w));
+  };
+  m.machine.collectives.dimemas[op] =
+      mpi::DimemasRow{{model(words[0]), size(words[1])}, {model(words[2]), size(words[3])}};
+}
+
+}  // namespace
 
 const std::vector<KeySpec>& key_specs() {
   // Captureless lambdas convert to the plain function pointers of KeySpec.
@@ -11,8 +51,23 @@ const std::vector<KeySpec>& key_specs() {
       {"machine.description", "one line describing the machine and its source (string)",
        [](const Field& f, Loaded& m) { m.machine.description = f.string(); }},
 
-      {"network.backend", "network model: \"packet\" (virtual cut-through) or \"analytic\" (string)",
+      {"network.backend",
+       "network model: \"packet\" (virtual cut-through), \"analytic\" (zero-load) or \"dimemas\" (L + S/B with "
+       "links and buses) (string)",
        [](const Field& f, Loaded& m) { m.machine.network.backend = f.string(); }},
+
+      {"dimemas.latency", "Dimemas model: latency L of every message (time)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.latency = f.time(); }},
+      {"dimemas.bandwidth", "Dimemas model: bandwidth B, a message holds its resources S/B (bandwidth)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.bandwidth = f.bandwidth(); }},
+      {"dimemas.buses", "Dimemas model: transfers the network carries at once, 0 = unlimited (integer)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.buses = f.count(); }},
+      {"dimemas.input_links", "Dimemas model: links into each node (integer)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.input_links = f.count(); }},
+      {"dimemas.output_links", "Dimemas model: links out of each node (integer)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.output_links = f.count(); }},
+      {"dimemas.half_duplex", "Dimemas model: a node's links carry one transfer at a time in either direction (bool)",
+       [](const Field& f, Loaded& m) { m.machine.network.dimemas.half_duplex = f.boolean(); }},
 
       {"topology.kind", "torus, mesh, fattree or crossbar (string)",
        [](const Field& f, Loaded& m) { m.machine.network.topology.kind = f.string(); }},
@@ -87,6 +142,12 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.network.nic.packet_payload = f.size(); }},
       {"nic.packet_header", "header bytes added to every packet on the wire (size)",
        [](const Field& f, Loaded& m) { m.machine.network.nic.packet_header = f.size(); }},
+      {"nic.transport",
+       "\"packets\" or \"fma\": Gemini FMA puts, each packet answered by a response packet back to the "
+       "sender (string)",
+       [](const Field& f, Loaded& m) { m.machine.network.nic.transport = f.string(); }},
+      {"nic.response_bytes", "fma transport: bytes of the response to each put (PPT: 9) (size)",
+       [](const Field& f, Loaded& m) { m.machine.network.nic.response_bytes = f.size(); }},
       {"nic.rx_buffer", "ejection buffer, freed as packets are written to memory (size)",
        [](const Field& f, Loaded& m) { m.machine.network.nic.rx_buffer = f.size(); }},
 
@@ -102,6 +163,9 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.mpi.rdma_overhead = f.time(); }},
       {"mpi.poll_overhead", "host software time of an unsuccessful test or probe (time)",
        [](const Field& f, Loaded& m) { m.machine.mpi.poll_overhead = f.time(); }},
+      {"mpi.send_progress_overhead",
+       "host software time to progress a completed send, charged when a wait or test finds it done (time)",
+       [](const Field& f, Loaded& m) { m.machine.mpi.send_progress_overhead = f.time(); }},
 
       {"node.procs_per_node", "MPI processes per node unless `mgen run --ppn` says otherwise (integer)",
        [](const Field& f, Loaded& m) { m.machine.node.procs_per_node = f.count(); }},
@@ -116,6 +180,58 @@ const std::vector<KeySpec>& key_specs() {
       {"node.stream_bandwidth", "sustained memory bandwidth of one rank, for modelled work (bandwidth)",
        [](const Field& f, Loaded& m) { m.machine.node.stream_bandwidth = f.bandwidth(); }},
 
+      // Breaking Band (Zambre et al., ICPP 2019): one small message's components. A [host] table
+      // must give all of them but unsignaled_interval and derive (see resolve_host in machine.cpp).
+      {"host.md_setup", "LLP_post: writing the message descriptor, with the inlined payload (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.md_setup = f.time(); }},
+      {"host.md_barrier", "LLP_post: store barrier after the message descriptor (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.md_barrier = f.time(); }},
+      {"host.dbc_barrier", "LLP_post: store barrier after the DoorBell counter increment (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.dbc_barrier = f.time(); }},
+      {"host.pio_copy", "LLP_post: the 64-byte PIO copy to the NIC's device memory (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.pio_copy = f.time(); }},
+      {"host.llp_post_misc", "LLP_post: calls and branches outside the categories (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.llp_post_misc = f.time(); }},
+      {"host.llp_prog", "LLP_prog: dequeuing one completion-queue entry (§4.1, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.llp_prog = f.time(); }},
+      {"host.busy_post", "LLP injection benchmark: a post refused by a full transmit queue (§4.2, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.busy_post = f.time(); }},
+      {"host.measurement_update", "LLP injection benchmark: its timestamp and rate update (§4.2, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.measurement_update = f.time(); }},
+      {"host.pcie", "PCIe: a 64-byte payload between root complex and NIC, one way (§4.3, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.pcie = f.time(); }},
+      {"host.wire", "Wire: the interconnect's physical wire, NIC to NIC (§4.3, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.wire = f.time(); }},
+      {"host.switch", "Switch: the latency one network switch adds (§4.3, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.switch_ = f.time(); }},
+      {"host.rc_to_mem", "RC-to-MEM(8B): the root complex writing an 8-byte payload to memory (§4.3, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.rc_to_mem = f.time(); }},
+      {"host.mpich_isend", "HLP_post: MPI_Isend's time in MPICH (§5, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.mpich_isend = f.time(); }},
+      {"host.ucp_isend", "HLP_post: MPI_Isend's time in UCP (§5, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.ucp_isend = f.time(); }},
+      {"host.mpich_irecv_callback", "HLP_rx_prog: MPICH's callback for a completed MPI_Irecv (§6, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.mpich_irecv_callback = f.time(); }},
+      {"host.ucp_irecv_callback", "HLP_rx_prog: UCP's callback for a completed MPI_Irecv (§6, Table 1) (time)",
+       [](const Field& f, Loaded& m) { m.host.ucp_irecv_callback = f.time(); }},
+      {"host.mpich_after_progress", "HLP_rx_prog: MPICH's time after a successful ucp_worker_progress (§6) (time)",
+       [](const Field& f, Loaded& m) { m.host.mpich_after_progress = f.time(); }},
+      {"host.post_prog", "Post_prog: HLP and LLP progress of one send operation (§6) (time)",
+       [](const Field& f, Loaded& m) { m.host.post_prog = f.time(); }},
+      {"host.busy_post_amortized", "Misc of the overall injection overhead: busy posts per operation (§6) (time)",
+       [](const Field& f, Loaded& m) { m.host.busy_post_amortized = f.time(); }},
+      {"host.unsignaled_interval",
+       "sends per signaled completion, c (§6; default 64): LLP_prog / c of Post_prog is the LLP's (integer)",
+       [](const Field& f, Loaded& m) { m.host.unsignaled_interval = f.count(); }},
+      {"host.derive",
+       "derive mpi.send_overhead, mpi.recv_overhead, mpi.send_progress_overhead, nic.dma_latency, "
+       "nic.link_latency and router.switch_delay from [host] (default true) (boolean)",
+       [](const Field& f, Loaded& m) { m.host.derive = f.boolean(); }},
+
+      {"collectives.model",
+       "\"algorithms\" (point-to-point algorithms, \"auto\" picks by size) or \"dimemas\" (\"auto\" means "
+       "Dimemas's analytic collective model, [dimemas_collectives]) (string)",
+       [](const Field& f, Loaded& m) { m.machine.collectives.model = f.string(); }},
       {"collectives.barrier", "barrier algorithm, or \"auto\" (string; `mgen info` lists them)",
        [](const Field& f, Loaded& m) { m.machine.collectives.barrier = f.string(); }},
       {"collectives.bcast", "broadcast algorithm, or \"auto\" (string)",
@@ -136,6 +252,48 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.collectives.reduce_scatter = f.string(); }},
       {"collectives.scan", "scan and exscan algorithm, or \"auto\" (string)",
        [](const Field& f, Loaded& m) { m.machine.collectives.scan = f.string(); }},
+      {"dimemas_collectives.barrier",
+       "Dimemas collective model row for MPI_Barrier: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimBarrier>},
+      {"dimemas_collectives.bcast",
+       "Dimemas collective model row for MPI_Bcast: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimBcast>},
+      {"dimemas_collectives.gather",
+       "Dimemas collective model row for MPI_Gather: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimGather>},
+      {"dimemas_collectives.gatherv",
+       "Dimemas collective model row for MPI_Gatherv: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimGatherv>},
+      {"dimemas_collectives.scatter",
+       "Dimemas collective model row for MPI_Scatter: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimScatter>},
+      {"dimemas_collectives.scatterv",
+       "Dimemas collective model row for MPI_Scatterv: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimScatterv>},
+      {"dimemas_collectives.allgather",
+       "Dimemas collective model row for MPI_Allgather: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimAllgather>},
+      {"dimemas_collectives.allgatherv",
+       "Dimemas collective model row for MPI_Allgatherv: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimAllgatherv>},
+      {"dimemas_collectives.alltoall",
+       "Dimemas collective model row for MPI_Alltoall: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimAlltoall>},
+      {"dimemas_collectives.alltoallv",
+       "Dimemas collective model row for MPI_Alltoallv: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimAlltoallv>},
+      {"dimemas_collectives.reduce",
+       "Dimemas collective model row for MPI_Reduce: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimReduce>},
+      {"dimemas_collectives.allreduce",
+       "Dimemas collective model row for MPI_Allreduce: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimAllreduce>},
+      {"dimemas_collectives.reduce_scatter",
+       "Dimemas collective model row for MPI_Reduce_scatter: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimReduceScatter>},
+      {"dimemas_collectives.scan",
+       "Dimemas collective model row for MPI_Scan: \"MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT\" (string)",
+       set_dimemas_row<mpi::kDimScan>},
   };
   return table;
 }

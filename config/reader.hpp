@@ -71,6 +71,8 @@ struct Loaded {
   const toml::node* up_node = nullptr;
   uint32_t k = 0;
   uint32_t levels = 0;
+  // [host] keys as read; it becomes machine.host only if the file (or --set) has a [host].
+  host::HostConfig host;
 };
 
 // The schema: one row per key a machine file may contain. It drives reading, the unknown-key

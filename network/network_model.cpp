@@ -1,17 +1,30 @@
 #include <fmt/format.h>
 
 #include "analytic_network.hpp"
+#include "dimemas_network.hpp"
 #include "mgen/net/network.hpp"
 #include "packet_network.hpp"
 
 namespace mgen::net {
 
 static_assert(uint16_t{kPacketKindEnd} <= uint16_t{kAnalyticSent}, "network event kinds overlap");
-static_assert(kAnalyticKindEnd <= kNetworkKindEnd, "network event kinds overflow their range");
+static_assert(uint16_t{kAnalyticKindEnd} <= uint16_t{kDimemasReady}, "network event kinds overlap");
+static_assert(kDimemasKindEnd <= kNetworkKindEnd, "network event kinds overflow their range");
 
 void validate(const NetworkConfig& c) {
-  if (c.backend != "packet" && c.backend != "analytic") {
-    throw ConfigError("network.backend", fmt::format("unknown backend '{}' (known: packet, analytic)", c.backend));
+  if (c.backend != "packet" && c.backend != "analytic" && c.backend != "dimemas") {
+    throw ConfigError("network.backend",
+                      fmt::format("unknown backend '{}' (known: packet, analytic, dimemas)", c.backend));
+  }
+  if (c.dimemas.bandwidth.is_zero()) throw ConfigError("dimemas.bandwidth", "bandwidth must be greater than zero");
+  if (c.dimemas.input_links == 0 || c.dimemas.output_links == 0) {
+    throw ConfigError(c.dimemas.input_links == 0 ? "dimemas.input_links" : "dimemas.output_links",
+                      "a node needs at least one link each way");
+  }
+  if (c.dimemas.half_duplex && c.dimemas.input_links != c.dimemas.output_links) {
+    throw ConfigError("dimemas.half_duplex", fmt::format("half-duplex links serve both directions, so input_links ({}) "
+                                                         "and output_links ({}) must be equal",
+                                                         c.dimemas.input_links, c.dimemas.output_links));
   }
   auto positive = [](Bandwidth bw, const char* key) {
     if (bw.is_zero()) throw ConfigError(key, "bandwidth must be greater than zero");
@@ -38,6 +51,17 @@ void validate(const NetworkConfig& c) {
     throw ConfigError("nic.rx_buffer", fmt::format("a receive buffer of {} B cannot hold a whole {} B packet",
                                                    c.nic.rx_buffer.count(), packet));
   }
+  if (c.nic.transport != "packets" && c.nic.transport != "fma") {
+    throw ConfigError("nic.transport", fmt::format("unknown transport '{}' (known: packets, fma)", c.nic.transport));
+  }
+  if (c.nic.transport == "fma" && (c.nic.response_bytes.count() == 0 || c.nic.response_bytes.count() > packet)) {
+    throw ConfigError("nic.response_bytes",
+                      fmt::format("an FMA response of {} B must be between 1 B and a packet ({} B)",
+                                  c.nic.response_bytes.count(), packet));
+  }
+  if (c.nic.transport == "fma" && c.backend != "packet") {
+    throw ConfigError("nic.transport", fmt::format("the fma transport needs the packet backend, not '{}'", c.backend));
+  }
   if (c.router.arbitration != "round_robin" && c.router.arbitration != "age") {
     throw ConfigError("router.arbitration",
                       fmt::format("unknown arbitration '{}' (known: round_robin, age)", c.router.arbitration));
@@ -48,17 +72,20 @@ NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config,
     : config_(config), topology_(Topology::build(config)), routing_(topology_, config.router) {
   analytic_ = std::make_unique<AnalyticNetwork>(engine, config_, topology_, routing_, sink);
   if (config.backend == "packet") packet_ = std::make_unique<PacketNetwork>(engine, config_, topology_, routing_, sink);
+  if (config.backend == "dimemas") dimemas_ = std::make_unique<DimemasNetwork>(engine, config_, topology_, sink);
 }
 
 NetworkModel::~NetworkModel() = default;
 
 const char* NetworkModel::backend_name() const {
-  return packet_ ? "packet" : "analytic";
+  return packet_ ? "packet" : dimemas_ ? "dimemas" : "analytic";
 }
 
 void NetworkModel::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
   if (packet_) {
     packet_->inject(src, dst, size, cookie);
+  } else if (dimemas_) {
+    dimemas_->inject(src, dst, size, cookie);
   } else {
     analytic_->inject(src, dst, size, cookie);
   }
@@ -72,21 +99,25 @@ NetworkModel::ZeroLoad NetworkModel::zero_load(EndpointId src, EndpointId dst, B
 void NetworkModel::dispatch(const simcore::Event& e) {
   if (e.kind < kPacketKindEnd) {
     packet_->dispatch(e);
+  } else if (e.kind >= kDimemasReady) {
+    dimemas_->dispatch(e);
   } else {
     analytic_->dispatch(e);
   }
 }
 
 NetworkTotals NetworkModel::totals() const {
-  return packet_ ? packet_->totals() : analytic_->totals();
+  return packet_ ? packet_->totals() : dimemas_ ? dimemas_->totals() : analytic_->totals();
 }
 
 uint64_t NetworkModel::packets_in_flight() const {
-  return packet_ ? packet_->packets_in_flight() : analytic_->messages_in_flight();
+  return packet_    ? packet_->packets_in_flight()
+         : dimemas_ ? dimemas_->messages_in_flight()
+                    : analytic_->messages_in_flight();
 }
 
 std::string NetworkModel::describe_stuck(size_t limit) const {
-  return packet_ ? packet_->describe_stuck(limit) : "";
+  return packet_ ? packet_->describe_stuck(limit) : dimemas_ ? dimemas_->describe_waiting(limit) : "";
 }
 
 std::vector<LinkInfo> NetworkModel::links() const {

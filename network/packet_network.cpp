@@ -23,6 +23,8 @@ PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& confi
       dma_latency_(config.nic.dma_latency),
       payload_max_(config.nic.packet_payload.count()),
       header_(static_cast<uint32_t>(config.nic.packet_header.count())),
+      fma_(config.nic.transport == "fma"),
+      response_(static_cast<uint32_t>(config.nic.response_bytes.count())),
       age_arbitration_(config.router.arbitration == "age"),
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())) {
@@ -175,6 +177,10 @@ void PacketNetwork::dispatch(const Event& e) {
     case kMsgSent: {
       Message& m = messages_[e.data];
       m.sent_done = true;
+      if (m.response) {
+        if (m.delivered) finish(static_cast<uint32_t>(e.data));
+        break;
+      }
       sink_.on_message_sent(m.cookie, e.time);
       if (m.delivered) finish(static_cast<uint32_t>(e.data));
       break;
@@ -182,6 +188,10 @@ void PacketNetwork::dispatch(const Event& e) {
     case kMsgDelivered: {
       Message& m = messages_[e.data];
       m.delivered = true;
+      if (m.response) {
+        if (m.sent_done) finish(static_cast<uint32_t>(e.data));
+        break;
+      }
       ++totals_.messages_delivered;
       const Time latency = e.time - m.posted;
       totals_.latency_sum += latency;
@@ -219,14 +229,19 @@ void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t 
   msg.seq = message_seq_++;
   ++totals_.messages_injected;
   totals_.payload_bytes += size.count();
-  Nic& nic = nics_[src];
+  enqueue(src, m);
+  try_inject(src);
+}
+
+// Appends message `m` to endpoint `e`'s round-robin ring of messages with packets to send.
+void PacketNetwork::enqueue(EndpointId e, uint32_t m) {
+  Nic& nic = nics_[e];
   if (nic.ring_tail == kNoId) {
     nic.ring_head = m;
   } else {
     messages_[nic.ring_tail].next = m;
   }
   nic.ring_tail = m;
-  try_inject(src);
 }
 
 void PacketNetwork::nic_wake(EndpointId e, Time t) {
@@ -246,8 +261,8 @@ void PacketNetwork::try_inject(EndpointId e) {
   }
   const uint32_t m = nic.ring_head;
   Message& msg = messages_[m];
-  const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
-  const uint32_t wire = payload + header_;
+  const uint32_t payload = msg.response ? 0 : static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
+  const uint32_t wire = msg.response ? response_ : payload + header_;
   int32_t* credits = &nic_credits_[size_t{e} * vcs_];
   absorb_credits(nic_rings_[e], credits, 1, now);
   int vc = -1;
@@ -261,13 +276,18 @@ void PacketNetwork::try_inject(EndpointId e) {
   }
 
   // The DMA engine reads payloads in order; it may have fetched this one while the link was busy.
-  const Time dma_start = simcore::max(msg.posted, nic.dma_free);
-  const Time dma_end = dma_start + transfer_time(Bytes(payload), dma_bw_);
-  nic.dma_free = dma_end;
-  const Time head = simcore::max(now, dma_start + dma_latency_);
+  // An FMA response is made by the NIC itself: no host memory is read.
+  Time head = now, ready = now;
+  if (!msg.response) {
+    const Time dma_start = simcore::max(msg.posted, nic.dma_free);
+    const Time dma_end = dma_start + transfer_time(Bytes(payload), dma_bw_);
+    nic.dma_free = dma_end;
+    head = simcore::max(now, dma_start + dma_latency_);
+    ready = dma_end + dma_latency_;
+  }
   const Time link_time =
       wire == payload_max_ + header_ ? full_packet_time_ : transfer_time(Bytes(wire), topo_.endpoint_bandwidth());
-  const Time tail = simcore::max(head + link_time, dma_end + dma_latency_);
+  const Time tail = simcore::max(head + link_time, ready);
   nic.link_busy = tail;
   credits[vc] -= static_cast<int32_t>(wire);
   LinkStats& ls = nic_stats_[e];
@@ -298,13 +318,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   if (nic.ring_head == kNoId) nic.ring_tail = kNoId;
   msg.next = kNoId;
   if (msg.sent < msg.packets) {
-    // Round-robin between the NIC's messages, one packet at a time.
-    if (nic.ring_tail == kNoId) {
-      nic.ring_head = m;
-    } else {
-      messages_[nic.ring_tail].next = m;
-    }
-    nic.ring_tail = m;
+    enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
   } else {
     engine_.schedule(tail, kMsgSent, e, 0, m);
   }
@@ -317,18 +331,42 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   Nic& nic = nics_[e];
   Packet& p = packets_[pk];
   // Receive DMA writes the payload to memory as it streams in, but cannot finish before the
-  // tail has arrived; the ejection buffer is released once the payload is in memory.
-  const Time dma_start = simcore::max(engine_.now(), nic.rx_dma_free);
-  const Time dma_end = simcore::max(dma_start + transfer_time(Bytes(p.payload), dma_bw_), p.tail);
-  nic.rx_dma_free = dma_end;
+  // tail has arrived; the ejection buffer is released once the payload is in memory. An FMA
+  // response only updates the NIC's completion state: no memory write.
+  const bool response = messages_[p.msg].response;
+  Time dma_end = p.tail;
+  if (!response) {
+    const Time dma_start = simcore::max(engine_.now(), nic.rx_dma_free);
+    dma_end = simcore::max(dma_start + transfer_time(Bytes(p.payload), dma_bw_), p.tail);
+    nic.rx_dma_free = dma_end;
+  }
   const RouterId r = topo_.endpoint_router(e);
   const uint32_t gp = topo_.port_base(r) + topo_.endpoint_port(e);
   const Time due = dma_end + topo_.endpoint_latency();
   return_credit(rings_[gp], due, 0, p.wire);
   if (ports_[gp].credit_blocked) wake(r, topo_.endpoint_port(e), due);
   Message& msg = messages_[p.msg];
-  if (++msg.received == msg.packets) engine_.schedule(dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
+  const EndpointId requester = msg.src;
+  if (++msg.received == msg.packets) {
+    engine_.schedule(response ? dma_end : dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
+  }
   free_packet(pk);
+  if (fma_ && !response) inject_response(e, requester);
+}
+
+// The destination NIC answers a put: a one-packet message back to the requester, queued with the
+// NIC's own traffic.
+void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
+  const uint32_t m = alloc_message();
+  Message& msg = messages_[m];
+  msg.response = true;
+  msg.posted = engine_.now();
+  msg.src = from;
+  msg.dst = to;
+  msg.packets = 1;
+  msg.seq = message_seq_++;
+  enqueue(from, m);
+  try_inject(from);
 }
 
 // ---------------------------------------------------------------- routers

@@ -76,6 +76,7 @@ class PacketNetwork {
     uint32_t seq = 0;
     uint32_t next = kNoId;  // NIC round-robin ring, or free-list link
     bool sent_done = false, delivered = false;
+    bool response = false;  // an FMA response: one packet of response_ bytes, nothing to report
   };
   struct Nic {
     Time link_busy, dma_free, rx_dma_free;
@@ -147,6 +148,8 @@ class PacketNetwork {
   // nics
   void try_inject(EndpointId e);
   void nic_wake(EndpointId e, Time t);
+  void inject_response(EndpointId from, EndpointId to);
+  void enqueue(EndpointId e, uint32_t m);
   void on_nic_arrive(EndpointId e, uint32_t pk);
   void finish(uint32_t m);
 
@@ -166,6 +169,8 @@ class PacketNetwork {
   Time dma_latency_;
   uint64_t payload_max_;
   uint32_t header_;
+  bool fma_;           // FMA transport: every arriving put is answered
+  uint32_t response_;  // bytes of an FMA response
   bool age_arbitration_;
   Route injection_;
   Time full_packet_time_;  // a full packet on the NIC link

@@ -44,4 +44,17 @@ void scan_linear(Channel&, const ReduceArgs&);
 void exscan_recursive_doubling(Channel&, const ReduceArgs&);
 void exscan_linear(Channel&, const ReduceArgs&);
 
+// Dimemas's collective model (dimemas.cpp): one step at the engine, timed by Table 3's rows.
+void barrier_dimemas(Channel&);
+void bcast_dimemas(Channel&, void* buf, uint64_t bytes, int root);
+void reduce_dimemas(Channel&, const ReduceArgs&);
+void allreduce_dimemas(Channel&, const ReduceArgs&);
+void scan_dimemas(Channel&, const ReduceArgs&);
+void exscan_dimemas(Channel&, const ReduceArgs&);
+void gather_dimemas(Channel&, const BlockArgs&);
+void scatter_dimemas(Channel&, const BlockArgs&);
+void allgather_dimemas(Channel&, const BlockArgs&);
+void alltoall_dimemas(Channel&, const BlockArgs&);
+void reduce_scatter_dimemas(Channel&, const ReduceScatterArgs&);
+
 }  // namespace mgen::mpi::colls

@@ -13,6 +13,7 @@
 
 #include "colls/channel.hpp"
 #include "mgen/mpi/config.hpp"
+#include "mgen/net/config.hpp"
 
 namespace mgen::mpi::colls {
 
@@ -110,6 +111,13 @@ const Algorithm<BlockFn>& select_alltoall(int size, uint64_t bytes, const Collec
 const Algorithm<ReduceScatterFn>& select_reduce_scatter(int size, uint64_t bytes, const CollectiveConfig& c);
 const Algorithm<ReduceFn>& select_scan(int size, uint64_t bytes, const CollectiveConfig& c);
 const Algorithm<ReduceFn>& select_exscan(int size, uint64_t bytes, const CollectiveConfig& c);
+
+// Dimemas's collective model: Nsteps of a logarithmic phase (equation 4: a binary tree's
+// ceil(log2 p) phases, ceil(C_i / buses) steps each, buses 0 = unlimited) and the time of one
+// collective, FAN_IN + FAN_OUT, for the root's (or the largest member's) sent/received bytes.
+uint64_t dimemas_log_steps(int p, uint32_t buses);
+Time dimemas_collective_time(const DimemasRow& row, int p, uint64_t sent, uint64_t received,
+                             const net::DimemasConfig& d);
 
 // Checks every configured name exists; throws std::invalid_argument naming the key.
 void validate(const CollectiveConfig& c);

@@ -19,6 +19,9 @@ const std::vector<Algorithm<BarrierFn>>& barrier_algorithms() {
       {"recursive_doubling", "pairwise exchanges with rank XOR 2^k; extra steps when p is not a power of two",
        barrier_recursive_doubling},
       {"ring", "p - 1 steps of signals to the next rank (NSIM-ACE §4.2.1)", barrier_ring},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       barrier_dimemas},
   };
   return table;
 }
@@ -28,6 +31,9 @@ const std::vector<Algorithm<BcastFn>>& bcast_algorithms() {
       {"binomial", "binomial tree from the root, ceil(log2 p) rounds", bcast_binomial},
       {"scatter_allgather", "Van de Geijn: binomial scatter of p chunks, then ring allgather; long messages",
        bcast_scatter_allgather},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       bcast_dimemas},
   };
   return table;
 }
@@ -38,6 +44,9 @@ const std::vector<Algorithm<ReduceFn>>& reduce_algorithms() {
       {"linear", "the root receives every vector in turn and combines them in rank order", reduce_linear},
       {"rabenseifner", "reduce-scatter by recursive halving, then binomial gather to the root; long vectors",
        reduce_rabenseifner},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       reduce_dimemas},
   };
   return table;
 }
@@ -51,6 +60,9 @@ const std::vector<Algorithm<ReduceFn>>& allreduce_algorithms() {
       {"ring", "ring reduce-scatter + ring allgather, 2 (p - 1) steps between neighbours; bandwidth-optimal",
        allreduce_ring},
       {"binomial", "binomial reduce to rank 0, then binomial broadcast", allreduce_binomial},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       allreduce_dimemas},
   };
   return table;
 }
@@ -58,6 +70,9 @@ const std::vector<Algorithm<BlockFn>>& gather_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree toward the root, ceil(log2 p) rounds; gatherv goes linear", gather_binomial},
       {"linear", "the root receives from every rank at once", gather_linear},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       gather_dimemas},
   };
   return table;
 }
@@ -65,6 +80,9 @@ const std::vector<Algorithm<BlockFn>>& scatter_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree from the root, ceil(log2 p) rounds; scatterv goes linear", scatter_binomial},
       {"linear", "the root sends to every rank at once", scatter_linear},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       scatter_dimemas},
   };
   return table;
 }
@@ -74,6 +92,9 @@ const std::vector<Algorithm<BlockFn>>& allgather_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, log2 p rounds; other sizes than powers of two use bruck",
        allgather_recursive_doubling},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds at distances 2^k for any p", allgather_bruck},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       allgather_dimemas},
   };
   return table;
 }
@@ -82,6 +103,9 @@ const std::vector<Algorithm<BlockFn>>& alltoall_algorithms() {
       {"pairwise", "p - 1 sendrecv steps with rank XOR i (powers of two) or rank +- i", alltoall_pairwise},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds for short blocks; alltoallv uses pairwise", alltoall_bruck},
       {"linear", "every send and receive posted at once", alltoall_linear},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       alltoall_dimemas},
   };
   return table;
 }
@@ -90,6 +114,9 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms() {
       {"recursive_halving", "halve the vector with partners at distance p/2 .. 1, log2 p rounds (+2 for other p)",
        reduce_scatter_recursive_halving},
       {"ring", "p - 1 steps around a ring between neighbours; bandwidth-optimal for any p", reduce_scatter_ring},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       reduce_scatter_dimemas},
   };
   return table;
 }
@@ -98,6 +125,9 @@ const std::vector<Algorithm<ReduceFn>>& scan_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, ceil(log2 p) rounds (Hillis-Steele)",
        scan_recursive_doubling},
       {"linear", "a chain from rank 0, p - 1 rounds", scan_linear},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       scan_dimemas},
   };
   return table;
 }
@@ -107,6 +137,9 @@ const std::vector<Algorithm<ReduceFn>>& exscan_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, ceil(log2 p) rounds; rank 0's buffer untouched",
        exscan_recursive_doubling},
       {"linear", "a chain from rank 0, p - 1 rounds; rank 0's buffer untouched", exscan_linear},
+      {"dimemas",
+       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
+       exscan_dimemas},
   };
   return table;
 }
@@ -125,10 +158,12 @@ const Algorithm<Fn>& by_name(const std::vector<Algorithm<Fn>>& table, const std:
       fmt::format("collectives.{}: unknown algorithm '{}' (known: auto, {})", key, name, known));
 }
 
+// Model "dimemas" makes Dimemas's collective model the automatic choice of every collective.
 template <class Fn>
-const Algorithm<Fn>& pick(const std::vector<Algorithm<Fn>>& table, const std::string& configured, const char* key,
-                          const char* automatic) {
-  return by_name(table, configured == "auto" ? std::string(automatic) : configured, key);
+const Algorithm<Fn>& pick(const std::vector<Algorithm<Fn>>& table, const CollectiveConfig& c,
+                          const std::string& configured, const char* key, const char* automatic) {
+  if (configured != "auto") return by_name(table, configured, key);
+  return by_name(table, c.model == "dimemas" ? "dimemas" : automatic, key);
 }
 
 // Whether the ring beats recursive halving (allreduce, reduce_scatter) for `bytes` in all.
@@ -146,20 +181,20 @@ bool ring_pays(int size, uint64_t bytes) {
 const Algorithm<BarrierFn>& select_barrier(int size, const CollectiveConfig& c) {
   // Recursive doubling matches dissemination at powers of two; dissemination never needs the
   // extra steps otherwise.
-  return pick(barrier_algorithms(), c.barrier, "barrier", is_pof2(size) ? "recursive_doubling" : "dissemination");
+  return pick(barrier_algorithms(), c, c.barrier, "barrier", is_pof2(size) ? "recursive_doubling" : "dissemination");
 }
 
 // MPICH: binomial below 12 KiB or for fewer than 8 ranks, where its log2(p) full copies cost
 // less than the scatter's extra latency.
 const Algorithm<BcastFn>& select_bcast(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(bcast_algorithms(), c.bcast, "bcast", bytes < 12288 || size < 8 ? "binomial" : "scatter_allgather");
+  return pick(bcast_algorithms(), c, c.bcast, "bcast", bytes < 12288 || size < 8 ? "binomial" : "scatter_allgather");
 }
 
 // MPICH: binomial up to 2 KiB; Rabenseifner above, when there is at least an element (8 bytes,
 // the selection sees no counts) for every block of its reduce-scatter.
 const Algorithm<ReduceFn>& select_reduce(int size, uint64_t bytes, const CollectiveConfig& c) {
   const bool rabenseifner = bytes > 2048 && bytes >= 8 * static_cast<uint64_t>(pof2_floor(size));
-  return pick(reduce_algorithms(), c.reduce, "reduce", rabenseifner ? "rabenseifner" : "binomial");
+  return pick(reduce_algorithms(), c, c.reduce, "reduce", rabenseifner ? "rabenseifner" : "binomial");
 }
 
 // MPICH: recursive doubling up to 2 KiB, Rabenseifner above (given an element, 8 bytes since
@@ -170,15 +205,15 @@ const Algorithm<ReduceFn>& select_allreduce(int size, uint64_t bytes, const Coll
   if (bytes > 2048 && bytes >= 8 * static_cast<uint64_t>(pof2_floor(size))) {
     name = ring_pays(size, bytes) ? "ring" : "rabenseifner";
   }
-  return pick(allreduce_algorithms(), c.allreduce, "allreduce", name);
+  return pick(allreduce_algorithms(), c, c.allreduce, "allreduce", name);
 }
 
 // MPICH: binomial trees for gather and scatter; the "v" forms (kVaried) are linear.
 const Algorithm<BlockFn>& select_gather(int, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(gather_algorithms(), c.gather, "gather", bytes == kVaried ? "linear" : "binomial");
+  return pick(gather_algorithms(), c, c.gather, "gather", bytes == kVaried ? "linear" : "binomial");
 }
 const Algorithm<BlockFn>& select_scatter(int, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(scatter_algorithms(), c.scatter, "scatter", bytes == kVaried ? "linear" : "binomial");
+  return pick(scatter_algorithms(), c, c.scatter, "scatter", bytes == kVaried ? "linear" : "binomial");
 }
 
 // MPICH, on the total: recursive doubling for powers of two below 512 KiB, Bruck below 80 KiB
@@ -190,30 +225,34 @@ const Algorithm<BlockFn>& select_allgather(int size, uint64_t bytes, const Colle
   } else if (bytes < 81920) {
     name = "bruck";
   }
-  return pick(allgather_algorithms(), c.allgather, "allgather", name);
+  return pick(allgather_algorithms(), c, c.allgather, "allgather", name);
 }
 
 // MPICH: Bruck for blocks of at most 256 bytes on 8 or more ranks, pairwise exchange otherwise
 // (and for alltoallv, whose blocks only their two ranks know).
 const Algorithm<BlockFn>& select_alltoall(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(alltoall_algorithms(), c.alltoall, "alltoall", bytes <= 256 && size >= 8 ? "bruck" : "pairwise");
+  return pick(alltoall_algorithms(), c, c.alltoall, "alltoall", bytes <= 256 && size >= 8 ? "bruck" : "pairwise");
 }
 
 // MPICH: recursive halving for short vectors; where MPICH switches to a pairwise exchange for
 // long ones, the ring, by the measured rule of ring_pays.
 const Algorithm<ReduceScatterFn>& select_reduce_scatter(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(reduce_scatter_algorithms(), c.reduce_scatter, "reduce_scatter",
+  return pick(reduce_scatter_algorithms(), c, c.reduce_scatter, "reduce_scatter",
               ring_pays(size, bytes) ? "ring" : "recursive_halving");
 }
 
 const Algorithm<ReduceFn>& select_scan(int, uint64_t, const CollectiveConfig& c) {
-  return pick(scan_algorithms(), c.scan, "scan", "recursive_doubling");
+  return pick(scan_algorithms(), c, c.scan, "scan", "recursive_doubling");
 }
 const Algorithm<ReduceFn>& select_exscan(int, uint64_t, const CollectiveConfig& c) {
-  return pick(exscan_algorithms(), c.scan, "scan", "recursive_doubling");
+  return pick(exscan_algorithms(), c, c.scan, "scan", "recursive_doubling");
 }
 
 void validate(const CollectiveConfig& c) {
+  if (c.model != "algorithms" && c.model != "dimemas") {
+    throw std::invalid_argument(
+        fmt::format("collectives.model: unknown model '{}' (known: algorithms, dimemas)", c.model));
+  }
   auto check = [](const auto& table, const std::string& name, const char* key) {
     if (name != "auto") by_name(table, name, key);
   };

@@ -42,6 +42,8 @@ struct Envelope {
   int32_t tag = 0;
   uint64_t bytes = 0;
   uint64_t seq = 0;  // per (sender, receiver): MPI's non-overtaking order
+  Time posted;       // when the sender posted the send
+  Time sent;         // when the data left (eager: at once; rendezvous: after the clear-to-send)
 };
 
 enum class ReqKind : uint8_t { kFree, kSend, kRecv, kPut, kGet };
@@ -67,6 +69,7 @@ struct Request {
   int32_t want_tag = kAnyTag;
   int32_t rdma_tag = 0;
   Status status;
+  Time posted;  // when the rank posted it
   Time done;
 };
 
@@ -79,9 +82,11 @@ struct Op {
   uint32_t req = kNone;
 };
 
+struct OneStepPart;
+
 // What a blocked rank waits for, and where the engine leaves the answer.
 struct Block {
-  enum Kind : uint8_t { kNone, kWaitAll, kWaitAny, kTest, kProbe, kIprobe, kPoll, kCancel };
+  enum Kind : uint8_t { kNone, kWaitAll, kWaitAny, kTest, kProbe, kIprobe, kPoll, kCancel, kCollective };
   Kind kind = kNone;
   const uint32_t* reqs = nullptr;  // request indices (kNone entries are ignored)
   uint32_t count = 0;
@@ -91,11 +96,16 @@ struct Block {
   int32_t src = kAnySource;  // world rank or kAnySource
   int32_t tag = kAnyTag;
   int32_t poll_tag = 0;
+  // kCollective: this rank's part of a one-step collective, the collective's number on its
+  // communicator, the member count and this rank's index
+  OneStepPart* part = nullptr;
+  uint64_t sequence = 0;
   // answers
   bool flag = false;
   int index = -1;
   Status status;
   Time since;  // when the rank started waiting
+  Time delay;  // kCollective: the collective's duration after the last member arrived
 };
 
 // The MPI call a rank is in, for deadlock reports and timelines: a name and a few arguments.

@@ -270,6 +270,7 @@ void World::process_ops(RankId id) {
           }
         }
         r.state = Rank::State::kBlocked;
+        if (r.block.kind == Block::kCollective) arrive_one_step(r);
         wake_if_ready(r);
         break;
     }
@@ -296,6 +297,8 @@ bool World::evaluate_block(Rank& r) {
     case Block::kTest:
       b.flag = r.requests[b.reqs[0]].complete;
       return true;
+    case Block::kCollective:
+      return b.flag;
     case Block::kProbe:
     case Block::kIprobe: {
       b.flag = false;
@@ -372,6 +375,57 @@ void World::block(Rank& r) {
   suspend(r);
 }
 
+void World::one_step_collective(Rank& r, Comm& comm, OneStepPart& part) {
+  part.rank = r.id;
+  r.block = Block{};
+  r.block.kind = Block::kCollective;
+  r.block.part = &part;
+  r.block.context = comm.coll_context();
+  r.block.sequence = comm.one_steps++;
+  r.block.count = static_cast<uint32_t>(comm.size());
+  r.block.index = comm.rank;
+  block(r);
+  r.block.kind = Block::kNone;
+  r.clock += r.block.delay;
+  r.stats.wait += r.block.delay;
+}
+
+// Engine side: a member's part arrives (at its clock); the last one finishes the collective.
+void World::arrive_one_step(Rank& r) {
+  const Block& b = r.block;
+  OneStep& x = one_steps_[{b.context, b.sequence}];
+  if (x.parts.empty()) x.parts.assign(b.count, nullptr);
+  x.parts[static_cast<size_t>(b.index)] = b.part;
+  if (++x.arrived < static_cast<int>(b.count)) return;
+  const OneStepPart& first = *x.parts.front();
+  for (const OneStepPart* p : x.parts) {
+    if (p->op != first.op || p->root != first.root) {
+      const std::string what = [&](const OneStepPart* q) {
+        return q->root >= 0 ? fmt::format("{} (root {})", q->name, q->root) : std::string(q->name);
+      }(p);
+      const std::string first_what =
+          first.root >= 0 ? fmt::format("{} (root {})", first.name, first.root) : std::string(first.name);
+      error(fmt::format("mismatched collectives on one communicator: rank {} called {} while rank {} called {}",
+                        first.rank, first_what, p->rank, what));
+      return;
+    }
+  }
+  std::vector<const OneStepPart*> parts = std::move(x.parts);
+  one_steps_.erase({b.context, b.sequence});
+  std::string problem;
+  const Time duration = first.finish(*this, parts, problem);
+  if (!problem.empty()) {
+    error(problem);
+    return;
+  }
+  for (const OneStepPart* p : parts) {
+    Rank& m = ranks_[p->rank];
+    m.block.flag = true;
+    m.block.delay = duration;
+    wake_if_ready(m);
+  }
+}
+
 void World::fail(const std::string& message) {
   if (!error_) error_ = message;
   runtime::forget_unwound_frames();
@@ -392,7 +446,7 @@ uint32_t World::post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, 
   req.sbuf = buf;
   req.peer = dst;
   req.collective = collective;
-  req.env = Envelope{context, r.id, comm.rank, tag, bytes, 0};
+  req.env = Envelope{context, r.id, comm.rank, tag, bytes, 0, r.clock, Time()};
   r.outbox.push_back(Op{r.clock, OpKind::kSend, q});
   return q;
 }
@@ -407,6 +461,7 @@ uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, 
   req.want_src = src_world;
   req.want_tag = tag;
   req.collective = collective;
+  req.posted = r.clock;
   r.outbox.push_back(Op{r.clock, OpKind::kRecv, q});
   return q;
 }
@@ -441,17 +496,24 @@ void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
   }
   // Receive processing: while the rank waits inside MPI it handles each message as it
   // arrives (one at a time, recv_overhead each); messages that arrived before the wait are
-  // handled from its start. The wait ends when the last one is handled.
-  recv_done_.clear();
+  // handled from its start. The wait ends when the last one is handled. Completed sends are
+  // handled the same way when they cost send_progress_overhead (Breaking Band's Post_prog).
+  handled_.clear();
+  const bool send_progress = mpi_.send_progress_overhead > Time::zero();
   for (uint32_t i = 0; i < n; ++i) {
-    if (reqs[i] != kNone && r.requests[reqs[i]].kind == ReqKind::kRecv) recv_done_.push_back(r.requests[reqs[i]].done);
+    if (reqs[i] == kNone) continue;
+    const Request& req = r.requests[reqs[i]];
+    if (req.kind == ReqKind::kRecv) handled_.emplace_back(req.done, mpi_.recv_overhead);
+    if (req.kind == ReqKind::kSend && send_progress) handled_.emplace_back(req.done, mpi_.send_progress_overhead);
   }
-  if (recv_done_.empty()) return;
-  std::sort(recv_done_.begin(), recv_done_.end());
+  if (handled_.empty()) return;
+  std::sort(handled_.begin(), handled_.end());
   Time cpu = entry;
-  for (Time t : recv_done_)
-    cpu = simcore::max(cpu, t) + mpi_.recv_overhead;
-  const Time handling = mpi_.recv_overhead * static_cast<int64_t>(recv_done_.size());
+  Time handling = Time::zero();
+  for (auto [t, cost] : handled_) {
+    cpu = simcore::max(cpu, t) + cost;
+    handling += cost;
+  }
   // resume() counted the whole blocked time as waiting; part of it was spent handling messages.
   r.stats.overhead += handling;
   r.stats.wait += (cpu - simcore::max(r.clock, entry)) - handling;
@@ -485,6 +547,9 @@ int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {
   if (r.requests[reqs[index]].kind == ReqKind::kRecv) {
     r.clock += mpi_.recv_overhead;
     r.stats.overhead += mpi_.recv_overhead;
+  } else if (r.requests[reqs[index]].kind == ReqKind::kSend) {
+    r.clock += mpi_.send_progress_overhead;
+    r.stats.overhead += mpi_.send_progress_overhead;
   }
   return index;
 }
@@ -509,6 +574,9 @@ bool World::test(Rank& r, uint32_t q) {
   if (done && r.requests[q].kind == ReqKind::kRecv && !r.requests[q].status.cancelled) {
     r.clock += mpi_.recv_overhead;
     r.stats.overhead += mpi_.recv_overhead;
+  } else if (done && r.requests[q].kind == ReqKind::kSend) {
+    r.clock += mpi_.send_progress_overhead;
+    r.stats.overhead += mpi_.send_progress_overhead;
   }
   return done;
 }
@@ -658,6 +726,7 @@ void World::start_send(RankId id, uint32_t q) {
   ++r.stats.messages_sent;
   r.stats.bytes_sent += req.env.bytes;
   const uint64_t bytes = req.env.bytes;
+  req.env.sent = engine_.now();
   if (bytes <= mpi_.eager_threshold.count() && !req.synchronous) {
     const uint32_t slot = new_transfer(Xfer::kEager, id, dst);
     Transfer& t = transfers_[slot];
@@ -776,6 +845,7 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
       std::memcpy(req.rbuf, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
     if (req.rbuf != nullptr && !t.data.empty())
       std::memcpy(req.rbuf, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
+    log_message(dst, req, env);
     complete(dst, q);
   } else {
     // Rendezvous: tell the sender to go ahead.
@@ -788,6 +858,12 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
   }
   // The network reported it sent before it could arrive; nothing refers to it any more.
   transfer_done(slot);
+}
+
+void World::log_message(RankId dst, const Request& receive, const Envelope& env) {
+  if (!job_.message_log) return;
+  message_log_.push_back(MessageRecord{env.src, dst, env.posted, env.sent, receive.posted, engine_.now(), env.bytes,
+                                       env.tag, receive.collective});
 }
 
 void World::on_message_sent(uint64_t cookie, Time) {
@@ -822,10 +898,12 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       transfers_[data].sreq = sreq;
       transfers_[data].rreq = rreq;
       transfers_[data].env = env;
+      transfers_[data].env.sent = engine_.now();
       transmit(data, env.bytes);
       break;
     }
     case Xfer::kData:
+      log_message(dst, ranks_[dst].requests[rreq], env);
       complete(dst, rreq);
       break;
     case Xfer::kPut: {

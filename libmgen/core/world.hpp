@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -66,6 +67,25 @@ struct Rank {
 
   uint32_t alloc_request(ReqKind kind);
   void free_request_slot(uint32_t q);
+};
+
+class World;
+struct OneStepPart;
+
+// One member's part of a collective the engine completes in one step (Dimemas's collective
+// model): what it called, with which arguments, and the finishing function. The engine keeps a
+// pointer to it while the member waits.
+// Moves the data, returns the duration; sets `error` (invalid usage: truncation, mismatched
+// counts) to stop the run.
+using OneStepFinish = Time (*)(World& world, const std::vector<const OneStepPart*>& parts, std::string& error);
+struct OneStepPart {
+  int op = 0;     // which collective; every member must name the same one
+  int root = -1;  // the root, or -1; every member must name the same one
+  const char* name = "";
+  const void* args = nullptr;       // the member's argument struct, alive while it waits
+  uint64_t sent = 0, received = 0;  // bytes of the largest message it sends / receives
+  OneStepFinish finish = nullptr;
+  RankId rank = 0;  // filled by the World
 };
 
 struct RunOutcome {
@@ -118,6 +138,11 @@ class World : public net::MessageSink {
   // frees the entry. A negative color (MPI_UNDEFINED) gets null.
   void split_put(uint64_t id, int members, int index, int color, int key);
   std::shared_ptr<const Group> split_group(uint64_t id, const Comm& parent, int color);
+  // A collective done in one step: every member of `comm` posts its part; when the last one's
+  // post is processed (at the latest arrival), the first member's `finish` runs once with all
+  // parts in communicator order, moves the data and returns the duration; every member leaves
+  // at that arrival plus the duration. Mismatched operations or roots stop the run.
+  void one_step_collective(Rank& r, Comm& comm, OneStepPart& part);
   // Stops the whole run: records the error, unwinds the calling rank (throws RankUnwind).
   [[noreturn]] void fail(const std::string& message);
 
@@ -132,6 +157,14 @@ class World : public net::MessageSink {
   const CollectiveConfig& collectives() const { return colls_; }
   void set_collectives(const CollectiveConfig& c) { colls_ = c; }
   uint64_t messages() const { return messages_; }
+  struct MessageRecord {
+    RankId src, dst;
+    Time send_posted, sent, recv_posted, received;
+    uint64_t bytes;
+    int32_t tag;
+    bool collective;
+  };
+  const std::vector<MessageRecord>& message_log() const { return message_log_; }
   uint64_t intra_node_messages() const { return intra_messages_; }
 
   // net::MessageSink
@@ -179,6 +212,7 @@ class World : public net::MessageSink {
   void transmit(uint32_t slot, uint64_t wire_bytes);
   void transfer_done(uint32_t slot);
   void error(const std::string& message);  // engine side: stop the run
+  void log_message(RankId dst, const Request& receive, const Envelope& env);
   void abort_ranks();
   std::string deadlock_report() const;
   std::string describe(const Rank& r) const;
@@ -198,17 +232,24 @@ class World : public net::MessageSink {
   uint32_t current_ = kNone;
   std::vector<RankId> waking_, batch_;  // ranks to resume at the current instant, in wake order
   bool resume_scheduled_ = false;
-  std::vector<Time> recv_done_;  // wait_all's scratch
+  std::vector<std::pair<Time, Time>> handled_;  // wait_all's scratch: (completed, handling cost)
   bool stopping_ = false;
   std::optional<std::string> error_;
   std::exception_ptr foreign_exception_;
   uint64_t messages_ = 0, intra_messages_ = 0;
+  std::vector<MessageRecord> message_log_;
   struct Split {
     std::vector<std::pair<int, int>> color_key;  // per parent rank
     std::map<int, std::shared_ptr<const Group>> groups;
     int remaining = 0;
   };
   std::map<uint64_t, Split> splits_;
+  struct OneStep {
+    std::vector<const OneStepPart*> parts;  // by communicator rank
+    int arrived = 0;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
+  void arrive_one_step(Rank& r);
   std::map<std::vector<RankId>, std::weak_ptr<const Group>> groups_;
 };
 

@@ -42,6 +42,11 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     for (const TimelineEntry& e : rank.timeline)
       r.timeline.push_back(TimelineEvent{i, e.name, e.start.seconds(), e.end.seconds()});
   }
+  r.message_log.reserve(world.message_log().size());
+  for (const World::MessageRecord& m : world.message_log()) {
+    r.message_log.push_back(MessageEvent{m.src, m.dst, m.send_posted.seconds(), m.sent.seconds(),
+                                         m.recv_posted.seconds(), m.received.seconds(), m.bytes, m.tag, m.collective});
+  }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;
 }

@@ -26,7 +26,7 @@ struct JobOptions {
   uint32_t ppn = 0;  // 0: the machine's node.procs_per_node
   std::string placement = "block";
   std::string stack = "256KiB";
-  std::string report, timeline;
+  std::string report, timeline, paraver;
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
@@ -41,6 +41,8 @@ void write_json_report(const std::string& path, const std::string& program, cons
                        const mpi::JobConfig& job, const mpi::RunReport& r, const std::string& command,
                        const nlohmann::json& extra = nlohmann::json::object());
 void write_timeline(const std::string& path, const mpi::RunReport& r);
+// Paraver's trace of the run (paraver.cpp): PREFIX.prv (records), .pcf (names), .row (rows).
+void write_paraver(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r);
 
 // Writes `report` to `path` (pretty-printed); "-" means standard output.
 void write_report(const std::string& path, const nlohmann::json& report);
@@ -57,5 +59,7 @@ Runner add_trace(CLI::App& app);
 Runner add_record(CLI::App& app);
 Runner add_replay(CLI::App& app);
 Runner add_nas(CLI::App& app);
+Runner add_whatif(CLI::App& app);
+Runner add_validate(CLI::App& app);
 
 }  // namespace mgen::cli

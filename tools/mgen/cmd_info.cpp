@@ -5,6 +5,7 @@
 
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
+#include "mgen/host/breakdown.hpp"
 #include "mgen/mpi/run.hpp"
 #include "mgen/net/network.hpp"
 #include "mgen/traffic/traffic.hpp"
@@ -28,7 +29,21 @@ struct BackendEntry {
 const BackendEntry kBackends[] = {
     {"packet", "packet-level virtual cut-through routers with credit flow control (contention, congestion)"},
     {"analytic", "zero-load cut-through pipeline per message: no contention; the packet model's oracle"},
+    {"dimemas", "Dimemas: T = L + S/B per message, contention only for node links and buses ([dimemas])"},
 };
+
+// The packet model's routers and NICs (the analytic backend shares them).
+void print_routers_and_nics(const net::NetworkModel& net, const net::NetworkConfig& c) {
+  fmt::print("routing     {}, {} VC(s) x {} per input port, {} arbitration\n", net.routing().name(),
+             net.routing().vcs(), format_bytes(c.router.vc_buffer), c.router.arbitration);
+  fmt::print("router      RC {} + VA {} + SA {} + ST {}, crossbar {} per port\n", format_time(c.router.routing_delay),
+             format_time(c.router.vc_alloc_delay), format_time(c.router.switch_alloc_delay),
+             format_time(c.router.switch_delay), format_bandwidth(c.router.switch_bandwidth));
+  fmt::print("NIC         link {} latency {}, DMA {} latency {}, packets {} + {} header, receive buffer {}\n",
+             format_bandwidth(c.nic.link_bandwidth), format_time(c.nic.link_latency),
+             format_bandwidth(c.nic.dma_bandwidth), format_time(c.nic.dma_latency), format_bytes(c.nic.packet_payload),
+             format_bytes(c.nic.packet_header), format_bytes(c.nic.rx_buffer));
+}
 
 int run_info(const MachineOptions& machine_options, const std::string& report_path, bool keys) {
   if (keys) {
@@ -67,17 +82,30 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
              format_time(c.topology.link_latency));
   fmt::print("            diameter {} router hops, bisection {}\n", t.diameter(),
              format_bandwidth(t.bisection_bandwidth()));
-  fmt::print("routing     {}, {} VC(s) x {} per input port, {} arbitration\n", net.routing().name(),
-             net.routing().vcs(), format_bytes(c.router.vc_buffer), c.router.arbitration);
-  fmt::print("router      RC {} + VA {} + SA {} + ST {}, crossbar {} per port\n", format_time(c.router.routing_delay),
-             format_time(c.router.vc_alloc_delay), format_time(c.router.switch_alloc_delay),
-             format_time(c.router.switch_delay), format_bandwidth(c.router.switch_bandwidth));
-  fmt::print("NIC         link {} latency {}, DMA {} latency {}, packets {} + {} header, receive buffer {}\n",
-             format_bandwidth(c.nic.link_bandwidth), format_time(c.nic.link_latency),
-             format_bandwidth(c.nic.dma_bandwidth), format_time(c.nic.dma_latency), format_bytes(c.nic.packet_payload),
-             format_bytes(c.nic.packet_header), format_bytes(c.nic.rx_buffer));
-  fmt::print("zero load   8 B message: {} to the nearest other node ({} hop(s)), {} to the farthest ({} hop(s))\n",
-             format_time(near_t.delivered), near_t.router_hops, format_time(far_t.delivered), far_t.router_hops);
+  if (c.backend == "dimemas") {
+    const net::DimemasConfig& d = c.dimemas;
+    fmt::print("dimemas     T = L + S/B: L {}, B {}, {} buses, {} in / {} out {}-duplex link(s) per node\n",
+               format_time(d.latency), format_bandwidth(d.bandwidth),
+               d.buses == 0 ? std::string("unlimited") : std::to_string(d.buses), d.input_links, d.output_links,
+               d.half_duplex ? "half" : "full");
+  } else {
+    print_routers_and_nics(net, c);
+  }
+  if (m.host) {
+    const host::Breakdown b(*m.host);
+    fmt::print("host        Breaking Band breakdown: latency {:.2f} ns, injection overhead {:.2f} ns (mgen whatif)\n",
+               b.total(host::Model::kLatency), b.total(host::Model::kInjection));
+    if (m.host->derive) {
+      fmt::print(
+          "            derived: MPI send {} + send progress {}, receive {}; NIC DMA and link latencies, switch\n",
+          format_time(m.mpi.send_overhead), format_time(m.mpi.send_progress_overhead),
+          format_time(m.mpi.recv_overhead));
+    }
+  }
+  if (c.backend != "dimemas") {
+    fmt::print("zero load   8 B message: {} to the nearest other node ({} hop(s)), {} to the farthest ({} hop(s))\n",
+               format_time(near_t.delivered), near_t.router_hops, format_time(far_t.delivered), far_t.router_hops);
+  }
 
   fmt::print("\nregistered topologies\n");
   for (const auto& e : net::topology_registry())

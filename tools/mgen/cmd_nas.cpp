@@ -170,6 +170,7 @@ int run_nas(const NasCli& o) {
                        {"mops_per_process", r.mops_total / p.ranks}});
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r.report);
+  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r.report);
   if (!o.job.quiet) {
     print_summary(name, m, job, r.report, "nas");
     print_npb(k, p, r);

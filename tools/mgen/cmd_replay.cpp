@@ -81,6 +81,7 @@ int replay(const ReplayCli& o) {
     write_json_report(o.job.report, name, m, job, r, "replay", extra);
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
+  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
   if (!o.durations.empty()) {
     std::ofstream out(o.durations);
     if (!out) throw std::runtime_error(fmt::format("cannot write {}", o.durations));

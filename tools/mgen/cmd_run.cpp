@@ -111,6 +111,9 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_option("--stack", stack, "stack size of each rank's fiber (default 256KiB)");
   sub.add_option("--report", report, "write a JSON report to FILE ('-' for stdout)");
   sub.add_option("--timeline", timeline, "write a Chrome/Perfetto trace of every rank's calls to FILE");
+  sub.add_option("--paraver", paraver,
+                 "write the predicted run as a Paraver trace: PREFIX.prv, PREFIX.pcf and PREFIX.row (states, MPI "
+                 "call events, every message)");
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
@@ -120,7 +123,8 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.ranks = o.ranks;
   job.procs_per_node = o.ppn ? o.ppn : m.node.procs_per_node;
   job.stack_bytes = config::parse_bytes(o.stack).count();
-  job.timeline = !o.timeline.empty();
+  job.timeline = !o.timeline.empty() || !o.paraver.empty();
+  job.message_log = !o.paraver.empty();
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;
   } else if (o.placement == "round_robin") {
@@ -296,6 +300,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   const std::string name = program.stem().string();
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
+  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
   if (!r.ok) {
     std::cerr << "mgen run: the simulated job failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
     return 3;

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_trace);
   add(mgen::cli::add_replay);
   add(mgen::cli::add_nas);
+  add(mgen::cli::add_whatif);
+  add(mgen::cli::add_validate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

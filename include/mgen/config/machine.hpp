@@ -2,11 +2,13 @@
 // plain structs of net/config.hpp; nothing else includes toml++.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mgen/host/config.hpp"
 #include "mgen/mpi/config.hpp"
 #include "mgen/net/config.hpp"
 
@@ -20,6 +22,9 @@ struct MachineConfig {
   mpi::MpiConfig mpi;
   mpi::NodeConfig node;
   mpi::CollectiveConfig collectives;
+  // The Breaking Band host breakdown ([host]); absent on machines that do not give one. When
+  // present with derive = true, mpi and network above already hold the values derived from it.
+  std::optional<host::HostConfig> host;
 };
 
 // A configuration problem, already formatted as "FILE:LINE:COLUMN: KEY: what is wrong" (line and

@@ -2,6 +2,7 @@
 // [node] and [collectives] tables (config/ is the only place that reads them).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -24,6 +25,9 @@ struct MpiConfig {
   Time recv_overhead = Time::ns(200);  // completing a receive
   Time rdma_overhead = Time::zero();   // NSIM-ACE's "communication library overhead" per put/get
   Time poll_overhead = Time::ns(50);   // an unsuccessful test or probe (a pass of the progress engine)
+  // Progress of a completed send, charged when a wait or test finds it complete (Breaking
+  // Band's Post_prog + Misc, §6). Zero: sends cost nothing after their post.
+  Time send_progress_overhead = Time::zero();
 };
 
 struct NodeConfig {
@@ -40,9 +44,62 @@ struct NodeConfig {
   Bandwidth stream_bandwidth = Bandwidth::gigabytes_per_second(4);
 };
 
+// Dimemas's collective model (Girona et al. 2000, §3.1): T = FAN_IN + FAN_OUT, each phase
+// (L + SIZE/B) x MODEL_FACTOR. One row per MPI collective, as in the paper's Table 3.
+struct DimemasPhase {
+  enum Model : uint8_t { kNone, kConstant, kLinear, kLog };    // factor 0, 1, P, Nsteps (Table 1)
+  enum Size : uint8_t { kMax, kMin, kMean, kTwiceMax, kSum };  // of the root's sent/received sizes (Table 2)
+  Model model = kNone;
+  Size size = kMax;
+};
+struct DimemasRow {
+  DimemasPhase in, out;
+};
+// The rows of Table 3, in this order.
+enum DimemasOp : uint8_t {
+  kDimBarrier,
+  kDimBcast,
+  kDimGather,
+  kDimGatherv,
+  kDimScatter,
+  kDimScatterv,
+  kDimAllgather,
+  kDimAllgatherv,
+  kDimAlltoall,
+  kDimAlltoallv,
+  kDimReduce,
+  kDimAllreduce,
+  kDimReduceScatter,
+  kDimScan,
+  kDimOps,
+};
+inline constexpr const char* kDimemasOpNames[kDimOps] = {
+    "barrier",    "bcast",    "gather",    "gatherv", "scatter",   "scatterv",       "allgather",
+    "allgatherv", "alltoall", "alltoallv", "reduce",  "allreduce", "reduce_scatter", "scan"};
+// Table 3: the parameters the paper found to model the SGI Origin's MPI.
+inline constexpr std::array<DimemasRow, kDimOps> kDimemasTable3 = {{
+    {{DimemasPhase::kLinear, DimemasPhase::kMax}, {DimemasPhase::kLinear, DimemasPhase::kMax}},  // Barrier
+    {{DimemasPhase::kLog, DimemasPhase::kMax}, {DimemasPhase::kNone, DimemasPhase::kMax}},       // Bcast
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kNone, DimemasPhase::kMax}},      // Gather
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kNone, DimemasPhase::kMax}},      // Gatherv
+    {{DimemasPhase::kNone, DimemasPhase::kMax}, {DimemasPhase::kLog, DimemasPhase::kMean}},      // Scatter
+    {{DimemasPhase::kNone, DimemasPhase::kMax}, {DimemasPhase::kLog, DimemasPhase::kMean}},      // Scatterv
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kLog, DimemasPhase::kMean}},      // Allgather
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kLog, DimemasPhase::kMean}},      // Allgatherv
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kLog, DimemasPhase::kMax}},       // Alltoall
+    {{DimemasPhase::kLog, DimemasPhase::kMean}, {DimemasPhase::kLog, DimemasPhase::kMax}},       // Alltoallv
+    {{DimemasPhase::kLog, DimemasPhase::kTwiceMax}, {DimemasPhase::kNone, DimemasPhase::kMax}},  // Reduce
+    {{DimemasPhase::kLog, DimemasPhase::kTwiceMax}, {DimemasPhase::kLog, DimemasPhase::kMax}},   // Allreduce
+    {{DimemasPhase::kLog, DimemasPhase::kTwiceMax}, {DimemasPhase::kLog, DimemasPhase::kMin}},   // Reduce_scatter
+    {{DimemasPhase::kLog, DimemasPhase::kMax}, {DimemasPhase::kLog, DimemasPhase::kMax}},        // Scan
+}};
+
 // Algorithm per collective: "auto" (the default selection by communicator size and message
 // size) or a name from the collective registry (`mgen info` lists them).
 struct CollectiveConfig {
+  // "algorithms": "auto" picks by size as below; "dimemas": "auto" means Dimemas's collective
+  // model (the "dimemas" entry of every registry), with `dimemas` as its Table 3.
+  std::string model = "algorithms";
   std::string barrier = "auto";
   std::string bcast = "auto";
   std::string reduce = "auto";
@@ -53,6 +110,7 @@ struct CollectiveConfig {
   std::string alltoall = "auto";
   std::string reduce_scatter = "auto";
   std::string scan = "auto";
+  std::array<DimemasRow, kDimOps> dimemas = kDimemasTable3;
 };
 
 }  // namespace mgen::mpi

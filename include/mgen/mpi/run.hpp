@@ -21,6 +21,8 @@ struct JobConfig {
   std::vector<uint32_t> node_of_rank;  // kMap: node of each rank
   size_t stack_bytes = 256 * 1024;
   bool timeline = false;
+  // Record every point-to-point message, collective traffic included (Paraver output).
+  bool message_log = false;
   // Recompiled MPI programs: charge the CPU time a rank spends between MPI calls (times
   // node.cpu_scale) as computation. Off: only MPI_Comp / MGEN_Comp advance a rank's clock.
   bool measure_compute = true;
@@ -48,6 +50,15 @@ struct TimelineEvent {
   double start_s, end_s;
 };
 
+// One message as Paraver draws it: logical (posted) and physical (moved) send and receive times.
+struct MessageEvent {
+  uint32_t src, dst;
+  double send_posted_s, sent_s, recv_posted_s, received_s;
+  uint64_t bytes;
+  int tag;
+  bool collective;  // traffic of a collective algorithm
+};
+
 struct RunReport {
   bool ok = true;
   std::string error;       // the first error or the deadlock report
@@ -60,7 +71,8 @@ struct RunReport {
   net::NetworkTotals network;
   std::vector<RankReport> ranks;
   std::vector<net::LinkInfo> links;
-  std::vector<TimelineEvent> timeline;  // when JobConfig::timeline
+  std::vector<TimelineEvent> timeline;    // when JobConfig::timeline
+  std::vector<MessageEvent> message_log;  // when JobConfig::message_log, in order of receipt
 };
 
 // The collective algorithm registry, for `mgen info`: (collective, algorithm, description).

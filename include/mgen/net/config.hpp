@@ -81,13 +81,29 @@ struct NicConfig {
   Bytes packet_payload = Bytes(2048);
   Bytes packet_header = Bytes(32);
   Bytes rx_buffer = Bytes(65536);  // ejection buffer, freed as packets are written to memory
+  // "packets": a message is a train of packets. "fma": Gemini's Fast Memory Access puts (PPT
+  // §5): every packet (a put request) is answered by a `response_bytes` packet from the
+  // destination NIC back to the source NIC, which loads the reverse path.
+  std::string transport = "packets";
+  Bytes response_bytes = Bytes(9);
+};
+
+// The Dimemas backend's machine (Girona et al. 2000, §3): T = L + S/B per message, with the
+// node's links and the machine's buses as the only shared resources.
+struct DimemasConfig {
+  Time latency = Time::us(25);
+  Bandwidth bandwidth = Bandwidth::bytes_per_second(87500000);
+  uint32_t buses = 0;                          // transfers the network carries at once; 0 = unlimited
+  uint32_t input_links = 1, output_links = 1;  // per node
+  bool half_duplex = false;                    // a node's links carry one transfer at a time, in either direction
 };
 
 struct NetworkConfig {
-  std::string backend = "packet";  // "packet" or "analytic"
+  std::string backend = "packet";  // "packet", "analytic" or "dimemas"
   TopologyConfig topology;
   RouterConfig router;
   NicConfig nic;
+  DimemasConfig dimemas;
 };
 
 // Checks values that no topology builder could make sense of; throws ConfigError.

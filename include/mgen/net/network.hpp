@@ -1,8 +1,8 @@
 // The one narrow contract between the layers above (libmgen, the traffic generator) and the
 // network: inject a message of N bytes from one endpoint to another at the engine's current
 // time; be told when its last packet has left the sender and when it has fully arrived in the
-// receiver's memory. Two backends implement it: the packet-level virtual-cut-through model and
-// the analytic zero-load model (its oracle).
+// receiver's memory. Three backends implement it: the packet-level virtual-cut-through model,
+// the analytic zero-load model (its oracle) and Dimemas's L + S/B model with links and buses.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@ namespace mgen::net {
 
 class PacketNetwork;
 class AnalyticNetwork;
+class DimemasNetwork;
 
 // Event kinds [kNetworkKindBegin, kNetworkKindEnd) belong to the network.
 inline constexpr uint16_t kNetworkKindBegin = 1;
@@ -96,6 +97,7 @@ class NetworkModel {
   Routing routing_;
   std::unique_ptr<PacketNetwork> packet_;      // null with the analytic backend
   std::unique_ptr<AnalyticNetwork> analytic_;  // always present: the backend or the oracle
+  std::unique_ptr<DimemasNetwork> dimemas_;    // the Dimemas backend (T = L + S/B, links, buses)
 };
 
 }  // namespace mgen::net
