@@ -437,8 +437,10 @@ void breaking_band(Context& c) {
            100 * b.what_if("HLP", 0.2, host::Model::kInjection).saved(), 0.05, "%");
   c.number("Breaking Band §7", "injection saved by a 20% cut of the LLP", 13.33,
            100 * b.what_if("LLP", 0.2, host::Model::kInjection).saved(), 0.05, "%");
-  c.number("Breaking Band §7", "latency saved by a 72% cut of the switch (to 30 ns)", 5.45,
-           100 * b.what_if("switch", 0.72, host::Model::kLatency).saved(), 0.05, "%");
+  // §7 quotes 5.45% for a 30 ns switch (72%) "according to Figure 17d": it is that figure's 70%
+  // point (108 ns to 30 ns would save 5.62%).
+  c.number("Breaking Band Fig. 17d", "latency saved by a 70% cut of the switch", 5.45,
+           100 * b.what_if("switch", 0.70, host::Model::kLatency).saved(), 0.02, "%");
   const double pio_inj = b.what_if("pio_copy", 0.84, host::Model::kInjection).saved();
   const double pio_lat = b.what_if("pio_copy", 0.84, host::Model::kLatency).saved();
   c.claim("Breaking Band §7", "an 84% cut of the PIO copy saves >25% of injection and >5% of latency",
