@@ -74,3 +74,13 @@ TEST_CASE("FMA: configuration errors", "[fma]") {
   c.backend = "analytic";
   CHECK_THROWS_WITH(validate(c), Catch::Contains("needs the packet backend"));
 }
+
+TEST_CASE("FMA: opposing streams give the same picoseconds every run", "[fma][determinism]") {
+  auto run_once = [] {
+    Harness h(fma_config("fma"));
+    const uint64_t x = h.send(0, 21, 200000), y = h.send(21, 0, 150000), z = h.send(5, 21, 70000);
+    h.run();
+    return std::vector<Time>{h.records[x].delivered, h.records[y].delivered, h.records[z].delivered, h.records[x].sent};
+  };
+  CHECK(run_once() == run_once());
+}

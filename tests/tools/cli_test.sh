@@ -122,6 +122,22 @@ expect 2 "unknown NAS kernel 'xx'" -- "$mgen" nas xx --class S -n 4
 expect 2 "--class: 'Q' is not one of" -- "$mgen" nas cg --class Q -n 4
 expect 2 "CG needs a power-of-two number of processes \\(got 12\\)" -- "$mgen" nas cg --class S -n 12
 expect 2 "needs -n" -- "$mgen" nas cg --class S
+
+# Dimemas backend, collective model, FMA transport, Paraver and validate: bad input is named.
+printf '[dimemas_collectives]\nallreduce = "LOG 3MAX LOG MAX"\n' >"$work/dimrow.toml"
+expect 2 "dimrow.toml:2:[0-9]+: dimemas_collectives.allreduce: unknown size '3MAX'" -- "$mgen" info -c "$work/dimrow.toml"
+printf '[dimemas_collectives]\nbcast = "LOG MAX"\n' >"$work/dimrow2.toml"
+expect 2 "dimrow2.toml:2:[0-9]+: dimemas_collectives.bcast: expected .MODEL_IN SIZE_IN MODEL_OUT SIZE_OUT." -- \
+  "$mgen" info -c "$work/dimrow2.toml"
+expect 2 "half-duplex links serve both directions" -- "$mgen" info --set network.backend=dimemas \
+  --set dimemas.half_duplex=true --set dimemas.input_links=2
+expect 2 "unknown model 'hybrid'" -- "$mgen" run -n 2 --set collectives.model=hybrid "$programs/compute"
+expect 2 "unknown transport 'rdma'" -- "$mgen" info --set nic.transport=rdma
+expect 2 "fma transport needs the packet backend" -- "$mgen" info --set nic.transport=fma --set network.backend=analytic
+expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "$src/configs/sgi-origin-dimemas.toml"
+expect 1 "cannot write the Paraver trace" -- "$mgen" run -n 2 --paraver "$work/no/such/dir/x" "$programs/compute"
+expect 2 "--only: no reproduction named 'ppt'" -- "$mgen" validate --only ppt
+expect 0 "zipper +Leiden Zipper" -- "$mgen" validate --list
 expect 0 "Mop/s total" -- "$mgen" nas cg --class S -n 4
 expect 0 "efficiency.*4 .*16 " -- "$mgen" nas cg --class S --sweep-ranks 4,16 --plot "$work/cg.png"
 if [ -s "$work/cg.png" ]; then echo "ok: sweep plot written"; else echo "FAIL: no sweep plot"; failures=$((failures + 1)); fi
