@@ -201,6 +201,9 @@ void PacketNetwork::dispatch(const Event& e) {
       sink_.on_message_delivered(cookie, e.time);
       break;
     }
+    case kFmaRespond:
+      inject_response(e.target, static_cast<EndpointId>(e.data));
+      break;
     default:
       throw std::logic_error(fmt::format("packet network got an event of unknown kind {}", e.kind));
   }
@@ -351,7 +354,8 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
     engine_.schedule(response ? dma_end : dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
   }
   free_packet(pk);
-  if (fma_ && !response) inject_response(e, requester);
+  // The NIC answers a put once its data is in memory.
+  if (fma_ && !response) engine_.schedule(dma_end, kFmaRespond, e, 0, requester);
 }
 
 // The destination NIC answers a put: a one-packet message back to the requester, queued with the

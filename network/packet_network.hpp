@@ -35,6 +35,7 @@ enum PacketEventKind : uint16_t {
   kNicArrive,                      // target endpoint, data = packet (its head reaches the NIC)
   kMsgSent,                        // target source endpoint, data = message
   kMsgDelivered,                   // target destination endpoint, data = message
+  kFmaRespond,                     // target destination endpoint, data = the requester endpoint
   kPacketKindEnd,
 };
 

@@ -67,13 +67,17 @@ Time dimemas_collective_time(const DimemasRow& row, int p, uint64_t sent, uint64
         half_bytes = 2 * (sent + received);
         break;
     }
-    const Time size_time = Time::ps(simcore::transfer_time(Bytes(half_bytes), d.bandwidth).count_ps() / 2);
+    // Rounded up, as point-to-point transfers are.
+    const Time size_time = Time::ps((simcore::transfer_time(Bytes(half_bytes), d.bandwidth).count_ps() + 1) / 2);
     return (d.latency + size_time) * static_cast<int64_t>(factor);
   };
   return phase(row.in) + phase(row.out);
 }
 
 namespace {
+
+// Exclusive scan is timed by the scan row but must not match an inclusive scan.
+constexpr int kExscan = kDimOps;
 
 struct BcastPart {
   void* buf;
@@ -97,8 +101,9 @@ Time duration(World& w, const std::vector<const OneStepPart*>& parts) {
       received = std::max(received, p->received);
     }
   }
-  return dimemas_collective_time(w.collectives().dimemas[static_cast<size_t>(first.op)], static_cast<int>(parts.size()),
-                                 sent, received, w.network().config().dimemas);
+  const size_t row = static_cast<size_t>(first.op == kExscan ? static_cast<int>(kDimScan) : first.op);
+  return dimemas_collective_time(w.collectives().dimemas[row], static_cast<int>(parts.size()), sent, received,
+                                 w.network().config().dimemas);
 }
 
 template <class Args>
@@ -111,7 +116,7 @@ std::string truncated(const OneStepPart& from, const OneStepPart& to, uint64_t b
                      to.rank, room);
 }
 
-void post(Channel& ch, OneStepPart& part, DimemasOp op, int root, const void* args, OneStepFinish finish) {
+void post(Channel& ch, OneStepPart& part, int op, int root, const void* args, OneStepFinish finish) {
   part.op = op;
   part.root = root;
   part.name = ch.self().call.name ? ch.self().call.name : "a collective";
@@ -146,6 +151,7 @@ bool fold(const std::vector<const OneStepPart*>& parts, std::vector<char>& resul
           std::vector<std::vector<char>>* prefixes, std::string& error) {
   const ReduceArgs& a0 = args_of<ReduceArgs>(parts.front());
   const uint64_t bytes = a0.count * a0.type_size;
+  bool real = true;  // every member moves data (none runs size-only)
   for (const OneStepPart* p : parts) {
     const ReduceArgs& a = args_of<ReduceArgs>(p);
     if (a.count != a0.count || a.type_size != a0.type_size) {
@@ -153,8 +159,9 @@ bool fold(const std::vector<const OneStepPart*>& parts, std::vector<char>& resul
                           a0.count, a0.type_size, p->rank, a.count, a.type_size);
       return false;
     }
-    if (!present(a.send, bytes)) return false;
+    real = real && present(a.send, bytes);
   }
+  if (!real) return false;
   result.assign(static_cast<const char*>(a0.send), static_cast<const char*>(a0.send) + bytes);
   if (prefixes) prefixes->push_back(result);
   std::vector<char> next;
@@ -218,11 +225,11 @@ Time finish_gather(World& w, const std::vector<const OneStepPart*>& parts, std::
   for (size_t i = 0; i < parts.size(); ++i) {
     const BlockArgs& a = args_of<BlockArgs>(parts[i]);
     const int index = static_cast<int>(i);
+    if (parts[i] == &root && a.in_place) continue;  // its block is in place already
     if (a.send_bytes > r.recv_count(index)) {
       error = truncated(*parts[i], root, a.send_bytes, r.recv_count(index));
       return Time::zero();
     }
-    if (parts[i] == &root && a.in_place) continue;
     if (present(r.recv, 1)) copy_block(at(r.recv, r.recv_displ(index)), a.send, a.send_bytes);
   }
   return duration(w, parts);
@@ -234,11 +241,11 @@ Time finish_scatter(World& w, const std::vector<const OneStepPart*>& parts, std:
   for (size_t i = 0; i < parts.size(); ++i) {
     const BlockArgs& a = args_of<BlockArgs>(parts[i]);
     const int index = static_cast<int>(i);
+    if (parts[i] == &root && a.in_place) continue;  // its block stays where it is
     if (s.send_count(index) > a.recv_bytes) {
       error = truncated(root, *parts[i], s.send_count(index), a.recv_bytes);
       return Time::zero();
     }
-    if (parts[i] == &root && a.in_place) continue;
     if (present(s.send, 1)) copy_block(a.recv, at(s.send, s.send_displ(index)), s.send_count(index));
   }
   return duration(w, parts);
@@ -262,31 +269,23 @@ Time finish_allgather(World& w, const std::vector<const OneStepPart*>& parts, st
   return duration(w, parts);
 }
 
+// In place, the facades hand over a copy of the receive buffer as the send side, so `in_place`
+// is never set here.
 Time finish_alltoall(World& w, const std::vector<const OneStepPart*>& parts, std::string& error) {
   const size_t p = parts.size();
-  // In place, a member's outgoing blocks are in its receive buffer: keep a copy before writing.
-  std::vector<std::vector<char>> saved(p);
-  for (size_t i = 0; i < p; ++i) {
-    const BlockArgs& a = args_of<BlockArgs>(parts[i]);
-    if (!a.in_place || !present(a.recv, 1)) continue;
-    uint64_t end = 0;
-    for (size_t j = 0; j < p; ++j)
-      end = std::max(end, a.recv_displ(static_cast<int>(j)) + a.recv_count(static_cast<int>(j)));
-    saved[i].assign(static_cast<const char*>(a.recv), static_cast<const char*>(a.recv) + end);
-  }
   for (size_t i = 0; i < p; ++i) {
     const BlockArgs& from = args_of<BlockArgs>(parts[i]);
     for (size_t j = 0; j < p; ++j) {
       const BlockArgs& to = args_of<BlockArgs>(parts[j]);
       const int si = static_cast<int>(i), dj = static_cast<int>(j);
-      const uint64_t bytes = from.in_place ? from.recv_count(dj) : from.send_count(dj);
+      const uint64_t bytes = from.send_count(dj);
       if (bytes > to.recv_count(si)) {
         error = truncated(*parts[i], *parts[j], bytes, to.recv_count(si));
         return Time::zero();
       }
-      const void* src = from.in_place ? (saved[i].empty() ? nullptr : saved[i].data() + from.recv_displ(dj))
-                                      : (present(from.send, 1) ? at(from.send, from.send_displ(dj)) : nullptr);
-      if (present(to.recv, 1) && src != nullptr) copy_block(at(to.recv, to.recv_displ(si)), src, bytes);
+      if (present(to.recv, 1) && present(from.send, 1)) {
+        copy_block(at(to.recv, to.recv_displ(si)), at(from.send, from.send_displ(dj)), bytes);
+      }
     }
   }
   return duration(w, parts);
@@ -371,7 +370,7 @@ void scan_dimemas(Channel& ch, const ReduceArgs& a) {
 void exscan_dimemas(Channel& ch, const ReduceArgs& a) {
   OneStepPart part;
   part.sent = part.received = a.count * a.type_size;
-  post(ch, part, kDimScan, -1, &a, finish_exclusive_scan);
+  post(ch, part, kExscan, -1, &a, finish_exclusive_scan);
 }
 
 void gather_dimemas(Channel& ch, const BlockArgs& a) {
@@ -397,7 +396,7 @@ void allgather_dimemas(Channel& ch, const BlockArgs& a) {
 
 void alltoall_dimemas(Channel& ch, const BlockArgs& a) {
   OneStepPart part;
-  part.sent = largest(ch.size(), a.in_place ? &BlockArgs::recv_count : &BlockArgs::send_count, a);
+  part.sent = largest(ch.size(), &BlockArgs::send_count, a);
   part.received = largest(ch.size(), &BlockArgs::recv_count, a);
   post(ch, part, a.regular ? kDimAlltoall : kDimAlltoallv, -1, &a, finish_alltoall);
 }

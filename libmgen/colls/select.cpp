@@ -13,15 +13,18 @@
 
 namespace mgen::mpi::colls {
 
+namespace {
+constexpr const char* kDimemasDescription =
+    "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]";
+}  // namespace
+
 const std::vector<Algorithm<BarrierFn>>& barrier_algorithms() {
   static const std::vector<Algorithm<BarrierFn>> table = {
       {"dissemination", "ceil(log2 p) rounds of signals to rank + 2^k (any p)", barrier_dissemination},
       {"recursive_doubling", "pairwise exchanges with rank XOR 2^k; extra steps when p is not a power of two",
        barrier_recursive_doubling},
       {"ring", "p - 1 steps of signals to the next rank (NSIM-ACE §4.2.1)", barrier_ring},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       barrier_dimemas},
+      {"dimemas", kDimemasDescription, barrier_dimemas},
   };
   return table;
 }
@@ -31,9 +34,7 @@ const std::vector<Algorithm<BcastFn>>& bcast_algorithms() {
       {"binomial", "binomial tree from the root, ceil(log2 p) rounds", bcast_binomial},
       {"scatter_allgather", "Van de Geijn: binomial scatter of p chunks, then ring allgather; long messages",
        bcast_scatter_allgather},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       bcast_dimemas},
+      {"dimemas", kDimemasDescription, bcast_dimemas},
   };
   return table;
 }
@@ -44,9 +45,7 @@ const std::vector<Algorithm<ReduceFn>>& reduce_algorithms() {
       {"linear", "the root receives every vector in turn and combines them in rank order", reduce_linear},
       {"rabenseifner", "reduce-scatter by recursive halving, then binomial gather to the root; long vectors",
        reduce_rabenseifner},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       reduce_dimemas},
+      {"dimemas", kDimemasDescription, reduce_dimemas},
   };
   return table;
 }
@@ -60,9 +59,7 @@ const std::vector<Algorithm<ReduceFn>>& allreduce_algorithms() {
       {"ring", "ring reduce-scatter + ring allgather, 2 (p - 1) steps between neighbours; bandwidth-optimal",
        allreduce_ring},
       {"binomial", "binomial reduce to rank 0, then binomial broadcast", allreduce_binomial},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       allreduce_dimemas},
+      {"dimemas", kDimemasDescription, allreduce_dimemas},
   };
   return table;
 }
@@ -70,9 +67,7 @@ const std::vector<Algorithm<BlockFn>>& gather_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree toward the root, ceil(log2 p) rounds; gatherv goes linear", gather_binomial},
       {"linear", "the root receives from every rank at once", gather_linear},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       gather_dimemas},
+      {"dimemas", kDimemasDescription, gather_dimemas},
   };
   return table;
 }
@@ -80,9 +75,7 @@ const std::vector<Algorithm<BlockFn>>& scatter_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree from the root, ceil(log2 p) rounds; scatterv goes linear", scatter_binomial},
       {"linear", "the root sends to every rank at once", scatter_linear},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       scatter_dimemas},
+      {"dimemas", kDimemasDescription, scatter_dimemas},
   };
   return table;
 }
@@ -92,9 +85,7 @@ const std::vector<Algorithm<BlockFn>>& allgather_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, log2 p rounds; other sizes than powers of two use bruck",
        allgather_recursive_doubling},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds at distances 2^k for any p", allgather_bruck},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       allgather_dimemas},
+      {"dimemas", kDimemasDescription, allgather_dimemas},
   };
   return table;
 }
@@ -103,9 +94,7 @@ const std::vector<Algorithm<BlockFn>>& alltoall_algorithms() {
       {"pairwise", "p - 1 sendrecv steps with rank XOR i (powers of two) or rank +- i", alltoall_pairwise},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds for short blocks; alltoallv uses pairwise", alltoall_bruck},
       {"linear", "every send and receive posted at once", alltoall_linear},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       alltoall_dimemas},
+      {"dimemas", kDimemasDescription, alltoall_dimemas},
   };
   return table;
 }
@@ -114,9 +103,7 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms() {
       {"recursive_halving", "halve the vector with partners at distance p/2 .. 1, log2 p rounds (+2 for other p)",
        reduce_scatter_recursive_halving},
       {"ring", "p - 1 steps around a ring between neighbours; bandwidth-optimal for any p", reduce_scatter_ring},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       reduce_scatter_dimemas},
+      {"dimemas", kDimemasDescription, reduce_scatter_dimemas},
   };
   return table;
 }
@@ -125,9 +112,7 @@ const std::vector<Algorithm<ReduceFn>>& scan_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, ceil(log2 p) rounds (Hillis-Steele)",
        scan_recursive_doubling},
       {"linear", "a chain from rank 0, p - 1 rounds", scan_linear},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       scan_dimemas},
+      {"dimemas", kDimemasDescription, scan_dimemas},
   };
   return table;
 }
@@ -137,9 +122,7 @@ const std::vector<Algorithm<ReduceFn>>& exscan_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, ceil(log2 p) rounds; rank 0's buffer untouched",
        exscan_recursive_doubling},
       {"linear", "a chain from rank 0, p - 1 rounds; rank 0's buffer untouched", exscan_linear},
-      {"dimemas",
-       "Dimemas collective model (Girona et al. 2000): one step, T = FAN_IN + FAN_OUT from [dimemas_collectives]",
-       exscan_dimemas},
+      {"dimemas", kDimemasDescription, exscan_dimemas},
   };
   return table;
 }

@@ -398,15 +398,13 @@ void World::arrive_one_step(Rank& r) {
   x.parts[static_cast<size_t>(b.index)] = b.part;
   if (++x.arrived < static_cast<int>(b.count)) return;
   const OneStepPart& first = *x.parts.front();
+  auto what = [](const OneStepPart& q) {
+    return q.root >= 0 ? fmt::format("{} (root {})", q.name, q.root) : std::string(q.name);
+  };
   for (const OneStepPart* p : x.parts) {
     if (p->op != first.op || p->root != first.root) {
-      const std::string what = [&](const OneStepPart* q) {
-        return q->root >= 0 ? fmt::format("{} (root {})", q->name, q->root) : std::string(q->name);
-      }(p);
-      const std::string first_what =
-          first.root >= 0 ? fmt::format("{} (root {})", first.name, first.root) : std::string(first.name);
       error(fmt::format("mismatched collectives on one communicator: rank {} called {} while rank {} called {}",
-                        first.rank, first_what, p->rank, what));
+                        first.rank, what(first), p->rank, what(*p)));
       return;
     }
   }

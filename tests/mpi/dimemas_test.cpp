@@ -314,3 +314,64 @@ TEST_CASE("Dimemas runs are deterministic under contention", "[dimemas][determin
   // With 3 buses the 240 transfers cannot all overlap: later than one transfer's time.
   CHECK(max_of(a) > kL + 16000 / kB);
 }
+
+TEST_CASE("Dimemas collective model: in-place Scatterv and Gatherv at the root", "[dimemas]") {
+  // Review finding: the root's in-place block used to fail the truncation check.
+  const auto t = finish_times(4, dimemas_machine(4, 0, true), [](int rank, int size) {
+    std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
+    std::vector<double> all;
+    for (int i = 0; i < size; ++i) {
+      counts[static_cast<size_t>(i)] = i + 1;
+      displs[static_cast<size_t>(i)] = i * (i + 1) / 2;
+      for (int k = 0; k <= i; ++k)
+        all.push_back(100 * i + k);
+    }
+    std::vector<double> mine(static_cast<size_t>(rank) + 1, -1);
+    if (rank == 0) {
+      MGEN_Scatterv(all.data(), counts.data(), displs.data(), MGEN_DOUBLE, MGEN_IN_PLACE, 0, MGEN_DOUBLE, 0,
+                    MGEN_COMM_WORLD);
+    } else {
+      MGEN_Scatterv(nullptr, nullptr, nullptr, MGEN_DOUBLE, mine.data(), rank + 1, MGEN_DOUBLE, 0, MGEN_COMM_WORLD);
+      for (int k = 0; k <= rank; ++k)
+        CHECK(mine[static_cast<size_t>(k)] == 100 * rank + k);
+    }
+    std::vector<double> back(all.size(), -1);
+    if (rank == 0) {
+      back[0] = 0;  // the root's own block, in place
+      MGEN_Gatherv(MGEN_IN_PLACE, 0, MGEN_DOUBLE, back.data(), counts.data(), displs.data(), MGEN_DOUBLE, 0,
+                   MGEN_COMM_WORLD);
+      CHECK(back == all);
+    } else {
+      MGEN_Gatherv(mine.data(), rank + 1, MGEN_DOUBLE, nullptr, nullptr, nullptr, MGEN_DOUBLE, 0, MGEN_COMM_WORLD);
+    }
+  });
+  CHECK(max_of(t) > 0);
+}
+
+TEST_CASE("Dimemas collective model: Scan against Exscan and unequal counts in size-only runs", "[dimemas]") {
+  const mgen::mpi::MachineSetup m = dimemas_machine(2, 0, true);
+  auto r = run(
+      2,
+      [](int rank, int) {
+        double x = 1, y = 0;
+        if (rank == 0) {
+          MGEN_Scan(&x, &y, 1, MGEN_DOUBLE, MGEN_SUM, MGEN_COMM_WORLD);
+        } else {
+          MGEN_Exscan(&x, &y, 1, MGEN_DOUBLE, MGEN_SUM, MGEN_COMM_WORLD);
+        }
+      },
+      m);
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("mismatched collectives"));
+  r = run(
+      2,
+      [](int rank, int) {
+        double x[2] = {1, 1};
+        // Rank 0 runs size-only, rank 1 with data, and they disagree on the count.
+        MGEN_Allreduce(rank == 0 ? nullptr : x, rank == 0 ? nullptr : x, rank + 1, MGEN_DOUBLE, MGEN_SUM,
+                       MGEN_COMM_WORLD);
+      },
+      m);
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("reduces 1 elements of 8 bytes, rank 1 2 of 8"));
+}

@@ -13,6 +13,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$mgen" run -q -n 8 --paraver "$work/rr" --report "$work/rr.json" "$build/examples/random_ring" --bytes 100000 >/dev/null
+# Ranks dealt round-robin over 4 nodes: Paraver's CPUs go node after node, not rank after rank.
+"$mgen" run -q -n 8 --ppn 2 --placement round_robin --paraver "$work/rrobin" --report "$work/rrobin.json" \
+  "$build/examples/random_ring" --bytes 100000 >/dev/null
 "$mgen" nas cg --class S -n 4 -q -c "$src/configs/sgi-origin-dimemas.toml" --paraver "$work/cg" \
   --report "$work/cg.json" >/dev/null
 
@@ -27,7 +30,15 @@ def check(prefix, dimemas=None):
     assert m, lines[0]
     ranks = int(m.group(4))
     assert ranks == len(report["per_rank"]), (ranks, len(report["per_rank"]))
-    assert sum(int(c) for c in m.group(3).split(",")) == ranks
+    cpus_per_node = [int(c) for c in m.group(3).split(",")]
+    assert sum(cpus_per_node) == ranks
+    node_of_task = [int(t.split(":")[1]) for t in m.group(5).split(",")]
+    for task, r in enumerate(report["per_rank"]):
+        assert node_of_task[task] == r["node"] + 1, (task, node_of_task[task], r["node"])
+    node_of_cpu = [n + 1 for n, k in enumerate(cpus_per_node) for _ in range(k)]
+    # Event records may repeat (two calls returning at one instant); states and messages may not.
+    spans = [l for l in lines if l[0] in "13"]
+    assert len(set(spans)) == len(spans), "a state or message record is written twice"
     comms, states, events = [], {}, {}
     last = -1
     for line in lines[1:]:
@@ -36,6 +47,9 @@ def check(prefix, dimemas=None):
         t = f[5]
         assert t >= last, f"records out of time order at: {line}"
         last = t
+        assert node_of_cpu[f[1] - 1] == node_of_task[f[3] - 1], f"CPU {f[1]} is not on task {f[3]}'s node: {line}"
+        if f[0] == 3:
+            assert node_of_cpu[f[7] - 1] == node_of_task[f[9] - 1], f"receiving CPU not on its task's node: {line}"
         if f[0] == 1:
             states.setdefault(f[3], []).append((f[5], f[6]))
         elif f[0] == 2:
@@ -81,5 +95,6 @@ def check(prefix, dimemas=None):
           f"{sum(len(e) for e in events.values())} events")
 
 check("rr")
+check("rrobin")
 check("cg", dimemas=(25000, 87.5e6))
 PY

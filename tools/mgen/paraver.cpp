@@ -81,13 +81,21 @@ int state_of(std::string_view call) {
 
 void write_paraver(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r) {
   const size_t ranks = r.ranks.size();
-  // Nodes as the run placed the ranks; CPU = rank + 1.
+  // Nodes as the run placed the ranks, one CPU per rank. Paraver numbers CPUs node after node,
+  // so a rank's CPU is 1 + the CPUs of the nodes before its own + its place among its node's.
   uint32_t nodes = 0;
   for (const mpi::RankReport& k : r.ranks)
     nodes = std::max(nodes, k.node + 1);
-  std::vector<uint32_t> cpus_on(nodes, 0);
+  std::vector<uint32_t> cpus_on(nodes, 0), first_cpu(nodes, 1), cpu(ranks);
   for (const mpi::RankReport& k : r.ranks)
     ++cpus_on[k.node];
+  for (uint32_t n = 1; n < nodes; ++n)
+    first_cpu[n] = first_cpu[n - 1] + cpus_on[n - 1];
+  {
+    std::vector<uint32_t> used(nodes, 0);
+    for (size_t i = 0; i < ranks; ++i)
+      cpu[i] = first_cpu[r.ranks[i].node] + used[r.ranks[i].node]++;
+  }
 
   // Call names numbered in order of first appearance.
   std::map<std::string, int, std::less<>> call_ids;
@@ -107,16 +115,21 @@ void write_paraver(const std::string& prefix, const config::MachineConfig& m, co
     by_rank[e.rank].push_back(&e);
   for (size_t i = 0; i < ranks; ++i) {
     const uint32_t task = static_cast<uint32_t>(i) + 1;
-    const std::string thread = fmt::format("{}:1:{}:1", task, task);  // cpu:appl:task:thread
+    const std::string thread = fmt::format("{}:1:{}:1", cpu[i], task);  // cpu:appl:task:thread
     auto& events = by_rank[i];
     std::stable_sort(events.begin(), events.end(),
                      [](const mpi::TimelineEvent* a, const mpi::TimelineEvent* b) { return a->start_s < b->start_s; });
     int64_t t = 0;
+    const mpi::TimelineEvent* last = nullptr;
     for (const mpi::TimelineEvent* e : events) {
       const int64_t b = ns(e->start_s), f = std::max(b, ns(e->end_s));
-      if (b < t) continue;  // a call inside a call (a collective's own MPI calls): the outer one stands
+      // A call inside a call (an MPI binding around its MGEN call, a collective's own calls):
+      // the outer one stands. Zero-length ones nest at the same instant under the same name.
+      if (b < t) continue;
+      if (last && b == ns(last->start_s) && f == ns(last->end_s) && std::string_view(e->name) == last->name) continue;
+      last = e;
       if (b > t) records.emplace_back(t, 1, task, fmt::format("1:{}:{}:{}:1", thread, t, b));
-      records.emplace_back(b, 1, task, fmt::format("1:{}:{}:{}:{}", thread, b, f, state_of(e->name)));
+      if (f > b) records.emplace_back(b, 1, task, fmt::format("1:{}:{}:{}:{}", thread, b, f, state_of(e->name)));
       records.emplace_back(b, 2, task, fmt::format("2:{}:{}:{}:{}", thread, b, kEventMpiCall, call_id(e->name)));
       records.emplace_back(f, 2, task, fmt::format("2:{}:{}:{}:0", thread, f, kEventMpiCall));
       t = f;
@@ -126,9 +139,10 @@ void write_paraver(const std::string& prefix, const config::MachineConfig& m, co
   }
   for (const mpi::MessageEvent& e : r.message_log) {
     const uint32_t s = e.src + 1, d = e.dst + 1;
-    records.emplace_back(ns(e.send_posted_s), 3, s,
-                         fmt::format("3:{}:1:{}:1:{}:{}:{}:1:{}:1:{}:{}:{}:{}", s, s, ns(e.send_posted_s), ns(e.sent_s),
-                                     d, d, ns(e.recv_posted_s), ns(e.received_s), e.bytes, e.tag));
+    records.emplace_back(
+        ns(e.send_posted_s), 3, s,
+        fmt::format("3:{}:1:{}:1:{}:{}:{}:1:{}:1:{}:{}:{}:{}", cpu[e.src], s, ns(e.send_posted_s), ns(e.sent_s),
+                    cpu[e.dst], d, ns(e.recv_posted_s), ns(e.received_s), e.bytes, e.tag));
   }
   std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
     return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
@@ -170,12 +184,16 @@ void write_paraver(const std::string& prefix, const config::MachineConfig& m, co
 
   std::ofstream row(prefix + ".row");
   if (!row) throw std::runtime_error(fmt::format("cannot write {}.row", prefix));
-  row << fmt::format("LEVEL CPU SIZE {}\n", ranks);
+  // CPUs in Paraver's order: node after node.
+  std::vector<size_t> by_cpu(ranks);
   for (size_t i = 0; i < ranks; ++i)
-    row << fmt::format("{}.{}\n", r.ranks[i].node + 1, i + 1);
+    by_cpu[cpu[i] - 1] = i;
+  row << fmt::format("LEVEL CPU SIZE {}\n", ranks);
+  for (size_t c = 0; c < ranks; ++c)
+    row << fmt::format("{}.{}\n", r.ranks[by_cpu[c]].node + 1, cpu[by_cpu[c]] - first_cpu[r.ranks[by_cpu[c]].node] + 1);
   row << fmt::format("\nLEVEL NODE SIZE {}\n", nodes);
   for (uint32_t n = 0; n < nodes; ++n)
-    row << fmt::format("node {}\n", n);
+    row << fmt::format("node {}\n", n + 1);
   row << fmt::format("\nLEVEL THREAD SIZE {}\n", ranks);
   for (size_t i = 0; i < ranks; ++i)
     row << fmt::format("rank {}\n", i);
