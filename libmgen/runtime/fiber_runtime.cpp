@@ -5,13 +5,16 @@
 
 #include <boost/context/stack_context.hpp>
 #if defined(__SANITIZE_ADDRESS__)
+#include <pthread.h>
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
 #endif
 #include <boost/fiber/operations.hpp>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mgen::runtime {
 namespace {
@@ -27,13 +30,6 @@ size_t round_up(size_t n, size_t to) {
 }
 
 }  // namespace
-
-boost::fibers::context* EngineScheduler::pick_next() noexcept {
-  if (ready_.empty()) return nullptr;
-  boost::fibers::context* ctx = &ready_.front();
-  ready_.pop_front();
-  return ctx;
-}
 
 StackPool::StackPool(size_t stack_bytes, size_t count)
     : stack_bytes_(round_up(std::max<size_t>(stack_bytes, 16384), page_size())),
@@ -88,6 +84,56 @@ namespace {
 const StackPool* g_pool = nullptr;  // the running FiberRuntime's stacks (one per process)
 }  // namespace
 
+// AddressSanitizer must be told which stack the thread runs on: otherwise an exception thrown
+// on a rank's stack makes it look for the frames to forget on the main thread's stack, and it
+// reports its own bookkeeping as stack-use-after-scope. Every switch between contexts goes
+// through pick_next (the destination is known there: a rank's context lives at the top of its
+// pool stack, the main context's is the thread's) and ends where the destination resumes:
+// FiberRuntime::suspend, run_ready, spawn and a fiber's first instruction.
+#if defined(__SANITIZE_ADDRESS__)
+namespace {
+void asan_start_switch(const boost::fibers::context* to) {
+  // Boost's dispatcher runs on a stack of its own and never throws: it is switched to without
+  // annotation (it calls pick_next itself, which annotates its switch away).
+  if (to->is_context(boost::fibers::type::dispatcher_context)) return;
+  const void* bottom = g_pool ? g_pool->bottom_of(to) : nullptr;
+  size_t size = bottom ? g_pool->stack_bytes() : 0;
+  if (bottom == nullptr) {
+    if (!to->is_context(boost::fibers::type::main_context)) return;
+    static const std::pair<void*, size_t> main_stack = [] {
+      pthread_attr_t attr;
+      void* addr = nullptr;
+      size_t bytes = 0;
+      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &addr, &bytes);
+        pthread_attr_destroy(&attr);
+      }
+      return std::pair<void*, size_t>{addr, bytes};
+    }();
+    bottom = main_stack.first;
+    size = main_stack.second;
+  }
+  if (bottom != nullptr) __sanitizer_start_switch_fiber(nullptr, bottom, size);
+}
+void asan_finish_switch() {
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+}
+}  // namespace
+#else
+namespace {
+void asan_start_switch(const boost::fibers::context*) {}
+void asan_finish_switch() {}
+}  // namespace
+#endif
+
+boost::fibers::context* EngineScheduler::pick_next() noexcept {
+  if (ready_.empty()) return nullptr;
+  boost::fibers::context* ctx = &ready_.front();
+  ready_.pop_front();
+  asan_start_switch(ctx);
+  return ctx;
+}
+
 void forget_unwound_frames() {
 #if defined(__SANITIZE_ADDRESS__)
   if (g_pool == nullptr) return;
@@ -139,6 +185,7 @@ FiberRuntime::~FiberRuntime() {
   // only when it runs — which it does when nothing is ready. Park the engine for a moment so
   // it does, before the stacks are unmapped.
   boost::this_fiber::sleep_for(std::chrono::nanoseconds(1));
+  asan_finish_switch();
 }
 
 void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
@@ -148,6 +195,7 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
   for (size_t i = 0; i < n; ++i) {
     // Launch policy `post`: the fiber only gets ready; it first runs when the engine yields.
     fibers_.emplace_back(boost::fibers::launch::post, std::allocator_arg, Allocator{&pool_, i}, [this, i, body] {
+      asan_finish_switch();
       contexts_[i] = boost::fibers::context::active();
       body(i);
       finished_[i] = 1;
@@ -155,6 +203,7 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
   }
   // Let every fiber start and park itself at its first suspend() (the body's first act).
   boost::this_fiber::yield();
+  asan_finish_switch();
 }
 
 void FiberRuntime::resume(size_t i) {
@@ -168,10 +217,12 @@ void FiberRuntime::make_ready(size_t i) {
 
 void FiberRuntime::run_ready() {
   boost::this_fiber::yield();
+  asan_finish_switch();
 }
 
 void FiberRuntime::suspend(size_t) {
   boost::fibers::context::active()->suspend();
+  asan_finish_switch();
 }
 
 }  // namespace mgen::runtime

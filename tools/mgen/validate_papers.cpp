@@ -312,16 +312,16 @@ void breaking_band(Context& c) {
   // The simulated machine: a small-message ping-pong, one-way.
   double one_way = 0;
   simulate(m, 2, [&](int rank, int) {
-    char x = 0;
+    char x[8] = {};  // found by AddressSanitizer: an 8-byte message needs 8 bytes
     for (int k = 0; k < 10; ++k) {
       const double t0 = MGEN_Wtime();
       if (rank == 0) {
-        MGEN_Send(&x, 8, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
-        MGEN_Recv(&x, 8, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+        MGEN_Send(x, 8, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD);
+        MGEN_Recv(x, 8, MGEN_BYTE, 1, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
         one_way = (MGEN_Wtime() - t0) / 2;
       } else {
-        MGEN_Recv(&x, 8, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
-        MGEN_Send(&x, 8, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD);
+        MGEN_Recv(x, 8, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);
+        MGEN_Send(x, 8, MGEN_BYTE, 0, 0, MGEN_COMM_WORLD);
       }
     }
   });
