@@ -138,6 +138,11 @@ expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "
 expect 1 "cannot write the Paraver trace" -- "$mgen" run -n 2 --paraver "$work/no/such/dir/x" "$programs/compute"
 expect 2 "--only: no reproduction named 'ppt'" -- "$mgen" validate --only ppt
 expect 0 "zipper +Leiden Zipper" -- "$mgen" validate --list
+# A preset that no longer matches its paper makes validate fail, naming the check.
+mkdir -p "$work/configs"
+cp "$src"/configs/*.toml "$work/configs/"
+sed -i 's/^pio_copy = "94.25ns"/pio_copy = "150ns"/' "$work/configs/thunderx2-cx4.toml"
+expect 1 "modelled end-to-end latency .* FAIL" -- "$mgen" validate --only breaking-band --configs "$work/configs"
 expect 0 "Mop/s total" -- "$mgen" nas cg --class S -n 4
 expect 0 "efficiency.*4 .*16 " -- "$mgen" nas cg --class S --sweep-ranks 4,16 --plot "$work/cg.png"
 if [ -s "$work/cg.png" ]; then echo "ok: sweep plot written"; else echo "FAIL: no sweep plot"; failures=$((failures + 1)); fi
