@@ -76,11 +76,14 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
   const Bytes full_wire(payload_max_ + header_);
   const Time switch_full = transfer_time(full_wire, switch_bw_);
   const Time rate_dma = dma_full;
-  const Time rate_nic = simcore::max(rate_dma, transfer_time(full_wire, topo_.endpoint_bandwidth()));
+  const Time nic_full = transfer_time(full_wire, topo_.endpoint_bandwidth());
+  const Time rate_nic = simcore::max(rate_dma, nic_full);
   rate_.resize(n);
+  svc_.resize(n);  // a full packet's service time at each router
   Time r = rate_nic;
   for (size_t i = 0; i < n; ++i) {
-    r = simcore::max(r, simcore::max(transfer_time(full_wire, scratch_[i].bw), switch_full));
+    svc_[i] = simcore::max(transfer_time(full_wire, scratch_[i].bw), switch_full);
+    r = simcore::max(r, svc_[i]);
     rate_[i] = r;
   }
   const Time rate_rx = simcore::max(r, dma_full);
@@ -91,14 +94,17 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
 
   // One packet of `payload` bytes through every stage; true if it was a steady full-packet step.
   auto step = [&](uint64_t payload) {
+    // Full packets reuse the service times computed above (no divisions per packet and hop).
+    const bool whole = payload == payload_max_;
     const Bytes wire(payload + header_);
-    const Time dma = transfer_time(Bytes(payload), dma_bw_);
-    const Time sw = transfer_time(wire, switch_bw_);
+    const Time dma = whole ? dma_full : transfer_time(Bytes(payload), dma_bw_);
+    const Time sw = whole ? switch_full : transfer_time(wire, switch_bw_);
+    const Time nic = whole ? nic_full : transfer_time(wire, topo_.endpoint_bandwidth());
     // Source NIC: DMA read, then the injection link.
     const Tagged dma_start = tmax(Tagged{start, Time()}, Tagged{dma_free, rate_dma});
     const Tagged dma_end = dma_start + dma;
     const Tagged head0 = tmax(Tagged{nic_busy, rate_nic}, dma_start + dma_latency_);
-    const Tagged tail0 = tmax(head0 + transfer_time(wire, topo_.endpoint_bandwidth()), dma_end + dma_latency_);
+    const Tagged tail0 = tmax(head0 + nic, dma_end + dma_latency_);
     bool steady = dma_end.t - dma_free == rate_dma && dma_end.rate == rate_dma && tail0.t - nic_busy == rate_nic &&
                   tail0.rate == rate_nic;
     dma_free = dma_end.t;
@@ -107,7 +113,8 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
     Time latency_in = topo_.endpoint_latency();
     for (size_t i = 0; i < n; ++i) {
       const Tagged h = tmax(head + (latency_in + t_head_), Tagged{busy_[i], rate_[i]});
-      const Tagged e = tmax(h + simcore::max(transfer_time(wire, scratch_[i].bw), sw), tail + (latency_in + t_tail_));
+      const Time service = whole ? svc_[i] : simcore::max(transfer_time(wire, scratch_[i].bw), sw);
+      const Tagged e = tmax(h + service, tail + (latency_in + t_tail_));
       steady = steady && e.t - busy_[i] == rate_[i] && e.rate == rate_[i];
       busy_[i] = e.t;
       head = h;

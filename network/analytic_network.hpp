@@ -66,7 +66,7 @@ class AnalyticNetwork {
   uint64_t live_ = 0;
   mutable std::vector<Stage> scratch_;
   mutable std::vector<Time> busy_;
-  mutable std::vector<Time> rate_;
+  mutable std::vector<Time> rate_, svc_;
   std::vector<LinkStats> link_stats_;
   NetworkTotals totals_;
 };

@@ -16,7 +16,7 @@ namespace {
 // forward messages of 30 M^2 doubles and q - 1 back-substitution messages of 5 M^2 doubles,
 // M = n / q + 1 (MAX_CELL_DIM), receives as many of the same sizes and waits on each
 // request singly (4 (q - 1) Waits).
-std::map<std::string, std::pair<uint64_t, uint64_t>> bt_expect(int n, int niter, int np, int rank) {
+test::Expected bt_expect(int n, int niter, int np, int rank) {
   const auto cells = test::adi_cells(n, np, rank);
   const uint64_t q = cells.size(), m = static_cast<uint64_t>(n) / q + 1;
   const uint64_t faces = niter + 2, steps = niter + 1;
@@ -47,17 +47,8 @@ TEST_CASE("BT: each rank's calls and bytes equal the closed forms (S, W, A at 4,
     for (int np : {4, 9, 16}) {
       const nas::Result r = test::run_nas(*k, c.cls, np);
       REQUIRE(r.report.ok);
-      for (int rank = 0; rank < np; ++rank) {
-        const nas::Tally& t = r.tallies[static_cast<size_t>(rank)];
-        INFO("class " << c.cls << ", " << np << " processes, rank " << rank);
-        const auto e = bt_expect(c.n, c.niter, np, rank);
-        CHECK(t.calls.size() == e.size());
-        for (const auto& [call, want] : e) {
-          INFO(call);
-          CHECK(t.calls_of(call) == want.first);
-          CHECK(t.bytes_of(call) == want.second);
-        }
-      }
+      INFO("class " << c.cls << ", " << np << " processes");
+      test::check_tallies(r, np, [&](int rank) { return bt_expect(c.n, c.niter, np, rank); });
       CHECK(r.time_s > 0);
     }
   }

@@ -23,9 +23,9 @@ struct Ft {
 // over all np processes in a 1-D layout (np <= nz), of ntot / np^2 complex numbers to each;
 // in a 2-D layout (np1 = nz, np2 = np / nz) one over np1 processes of ntot / (np np1) and
 // one over np2 processes of ntot / (np np2); none on one process.
-std::map<std::string, std::pair<uint64_t, uint64_t>> ft_expect(const Ft& c, uint64_t np) {
+test::Expected ft_expect(const Ft& c, uint64_t np) {
   const uint64_t ffts = c.niter + 2, per_rank = c.nx * c.ny * c.nz / np;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> e = {
+  test::Expected e = {
       {"bcast", {5, 5 * 4}}, {"comm_split", {2, 0}}, {"barrier", {1, 0}}, {"reduce", {c.niter, 16 * c.niter}}};
   if (np == 1) return e;
   if (np <= c.nz) {
@@ -42,16 +42,8 @@ void check_ranks(const Ft& c, int np) {
   const nas::Result r = test::run_nas(*k, c.cls, np);
   REQUIRE(r.report.ok);
   const auto e = ft_expect(c, static_cast<uint64_t>(np));
-  for (int rank = 0; rank < np; ++rank) {
-    const nas::Tally& t = r.tallies[static_cast<size_t>(rank)];
-    INFO("class " << c.cls << ", " << np << " processes, rank " << rank);
-    CHECK(t.calls.size() == e.size());
-    for (const auto& [call, want] : e) {
-      INFO(call);
-      CHECK(t.calls_of(call) == want.first);
-      CHECK(t.bytes_of(call) == want.second);
-    }
-  }
+  INFO("class " << c.cls << ", " << np << " processes");
+  test::check_tallies(r, np, [&](int) { return e; });
   CHECK(r.time_s > 0);
 }
 

@@ -16,7 +16,7 @@ namespace {
 // extents across d multiplied): forward sends leave the cells not in the last plane of d and
 // arrive at those not in the first; back-substitution messages go the other way. One Waitall
 // per received message (it also completes the previous send).
-std::map<std::string, std::pair<uint64_t, uint64_t>> sp_expect(int n, int niter, int np, int rank) {
+test::Expected sp_expect(int n, int niter, int np, int rank) {
   const auto cells = test::adi_cells(n, np, rank);
   const uint64_t q = cells.size();
   const uint64_t faces = niter + 2, steps = niter + 1;
@@ -54,17 +54,8 @@ TEST_CASE("SP: each rank's calls and bytes equal the closed forms (S, W, A at 4,
     for (int np : {4, 9, 16}) {
       const nas::Result r = test::run_nas(*k, c.cls, np);
       REQUIRE(r.report.ok);
-      for (int rank = 0; rank < np; ++rank) {
-        const nas::Tally& t = r.tallies[static_cast<size_t>(rank)];
-        INFO("class " << c.cls << ", " << np << " processes, rank " << rank);
-        const auto e = sp_expect(c.n, c.niter, np, rank);
-        CHECK(t.calls.size() == e.size());
-        for (const auto& [call, want] : e) {
-          INFO(call);
-          CHECK(t.calls_of(call) == want.first);
-          CHECK(t.bytes_of(call) == want.second);
-        }
-      }
+      INFO("class " << c.cls << ", " << np << " processes");
+      test::check_tallies(r, np, [&](int rank) { return sp_expect(c.n, c.niter, np, rank); });
       CHECK(r.time_s > 0);
     }
   }

@@ -46,6 +46,20 @@ std::vector<std::pair<NetworkConfig, std::string>> all_routings() {
   return out;
 }
 
+// One message on an idle machine: the packet model and the analytic backend agree exactly.
+void require_same_timing(const NetworkConfig& packet, EndpointId a, EndpointId b, uint64_t bytes) {
+  NetworkConfig analytic = packet;
+  analytic.backend = "analytic";
+  Harness hp(packet), ha(analytic);
+  const uint64_t ip = hp.send(a, b, bytes);
+  const uint64_t ia = ha.send(a, b, bytes);
+  hp.run();
+  ha.run();
+  INFO(a << " -> " << b << ", " << bytes << " bytes");
+  REQUIRE(hp.records[ip].delivered == ha.records[ia].delivered);
+  REQUIRE(hp.records[ip].sent == ha.records[ia].sent);
+}
+
 }  // namespace
 
 TEST_CASE("one packet over h hops takes the closed-form time, every topology and routing", "[zero-load]") {
@@ -158,21 +172,12 @@ TEST_CASE("packet-level and analytic backends agree on an idle network", "[zero-
     config.router.switch_bandwidth = Bandwidth::bytes_per_second(3500000000ULL);
     config.router.vc_buffer = Bytes(131072);
     config.nic.rx_buffer = Bytes(131072);
-    NetworkConfig analytic = config;
-    analytic.backend = "analytic";
     const Topology t = Topology::build(config);
     for (int trial = 0; trial < 12; ++trial) {
       const EndpointId a = static_cast<EndpointId>(rng() % t.endpoints());
       const EndpointId b = static_cast<EndpointId>(rng() % t.endpoints());
       const uint64_t bytes = single_path ? rng() % 300000 : rng() % 2049;
-      Harness hp(config), ha(analytic);
-      const uint64_t ip = hp.send(a, b, bytes);
-      const uint64_t ia = ha.send(a, b, bytes);
-      hp.run();
-      ha.run();
-      INFO(a << " -> " << b << ", " << bytes << " bytes");
-      REQUIRE(hp.records[ip].delivered == ha.records[ia].delivered);
-      REQUIRE(hp.records[ip].sent == ha.records[ia].sent);
+      require_same_timing(config, a, b, bytes);
     }
   }
 }
@@ -206,21 +211,12 @@ TEST_CASE("analytic pipeline shortcut equals the packet model whichever stage li
     c.router.switch_bandwidth = Bandwidth::bytes_per_second(k.sw);
     c.router.vc_buffer = Bytes(1 << 22);  // enough that no credit stalls the idle pipeline
     c.nic.rx_buffer = Bytes(1 << 22);
-    NetworkConfig analytic = c;
-    analytic.backend = "analytic";
     const Topology t = Topology::build(c);
     for (int trial = 0; trial < 6; ++trial) {
       const EndpointId a = static_cast<EndpointId>(rng() % t.endpoints());
       const EndpointId b = static_cast<EndpointId>(rng() % t.endpoints());
       const uint64_t bytes = (trial == 0 ? 0 : rng() % (3u << 20)) + (trial % 2 ? 0 : 2048 * 700);
-      Harness hp(c), ha(analytic);
-      const uint64_t ip = hp.send(a, b, bytes);
-      const uint64_t ia = ha.send(a, b, bytes);
-      hp.run();
-      ha.run();
-      INFO(a << " -> " << b << ", " << bytes << " bytes");
-      REQUIRE(hp.records[ip].delivered == ha.records[ia].delivered);
-      REQUIRE(hp.records[ip].sent == ha.records[ia].sent);
+      require_same_timing(c, a, b, bytes);
     }
   }
 }

@@ -7,26 +7,8 @@ src=$2
 programs=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect CODE PATTERN -- command...: runs the command, checks its exit code and that the
-# combined output matches the extended regex PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  # Lines joined, so that a pattern may span them.
-  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" <<<"$(tr '\n' ' ' <<<"$out")"; then
-    echo "FAIL: $* -> exit $rc (wanted $code), output:"
-    sed 's/^/    /' <<<"$out" | head -20
-    echo "    (wanted /$pattern/)"
-    failures=$((failures + 1))
-  else
-    echo "ok: $*"
-  fi
-}
+# shellcheck source=expect.sh
+source "$(dirname "$0")/expect.sh"
 
 expect 0 "torus 8x8x8" -- "$mgen" info
 expect 0 "diameter 24 router hops" -- "$mgen" info -c "$src/configs/hopper.toml"

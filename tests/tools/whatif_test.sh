@@ -8,24 +8,8 @@ src=$2
 preset="$src/configs/thunderx2-cx4.toml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect CODE PATTERN -- command...: exit code and an extended regex over the joined output.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -Eq -- "$pattern" <<<"$(tr '\n' ' ' <<<"$out")"; then
-    echo "FAIL: $* -> exit $rc (wanted $code), output:"
-    sed 's/^/    /' <<<"$out" | head -20
-    echo "    (wanted /$pattern/)"
-    failures=$((failures + 1))
-  else
-    echo "ok: $*"
-  fi
-}
+# shellcheck source=expect.sh
+source "$(dirname "$0")/expect.sh"
 
 # The four models (§4.2 295.73, §4.3 1135.8, §6 264.97 and 1387.02 ns).
 expect 0 "end-to-end latency \(§6\) +1387\.02 ns" -- "$mgen" whatif -c "$preset"
