@@ -56,6 +56,11 @@ const std::vector<KeySpec>& key_specs() {
        "links and buses) (string)",
        [](const Field& f, Loaded& m) { m.machine.network.backend = f.string(); }},
 
+      {"analytic.nic_contention",
+       "analytic backend: messages leave and enter each NIC one after another, so ranks sharing a NIC share "
+       "its bandwidth; no contention inside the network (bool)",
+       [](const Field& f, Loaded& m) { m.machine.network.analytic.nic_contention = f.boolean(); }},
+
       {"dimemas.latency", "Dimemas model: latency L of every message (time)",
        [](const Field& f, Loaded& m) { m.machine.network.dimemas.latency = f.time(); }},
       {"dimemas.bandwidth", "Dimemas model: bandwidth B, a message holds its resources S/B (bandwidth)",

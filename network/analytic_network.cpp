@@ -21,7 +21,13 @@ AnalyticNetwork::AnalyticNetwork(simcore::Engine& engine, const NetworkConfig& c
       dma_latency_(config.nic.dma_latency),
       payload_max_(config.nic.packet_payload.count()),
       header_(static_cast<uint32_t>(config.nic.packet_header.count())),
-      link_stats_(topology.total_ports()) {}
+      link_stats_(topology.total_ports()),
+      nic_contention_(config.analytic.nic_contention) {
+  if (nic_contention_) {
+    inject_free_.assign(topology.endpoints(), Time::zero());
+    eject_free_.assign(topology.endpoints(), Time::zero());
+  }
+}
 
 void AnalyticNetwork::path(EndpointId src, EndpointId dst, std::vector<Stage>& out) const {
   out.clear();
@@ -150,7 +156,15 @@ void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_
         fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
   }
   const Time now = engine_.now();
-  const Timing t = zero_load(src, dst, size, now);
+  Timing t = zero_load(src, dst, size, nic_contention_ ? simcore::max(now, inject_free_[src]) : now);
+  if (nic_contention_) {
+    inject_free_[src] = t.sent;
+    const uint64_t n = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
+    const Time eject = simcore::max(transfer_time(Bytes(size.count() + n * header_), topo_.endpoint_bandwidth()),
+                                    transfer_time(size, dma_bw_));
+    t.delivered = simcore::max(t.delivered, eject_free_[dst] + eject);
+    eject_free_[dst] = t.delivered;
+  }
   uint32_t slot;
   if (!free_.empty()) {
     slot = free_.back();
@@ -164,9 +178,13 @@ void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_
   }
   const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
   const uint64_t wire = size.count() + packets * header_;
+  // Busy time is what the link would need to carry these bytes on its own; links are shared
+  // without contention here, so a link's busy time may exceed the run's length.
   for (const Stage& s : scratch_) {
-    link_stats_[s.out_gp].bytes += wire;
-    link_stats_[s.out_gp].packets += packets;
+    LinkStats& l = link_stats_[s.out_gp];
+    l.bytes += wire;
+    l.packets += packets;
+    l.busy += transfer_time(Bytes(wire), s.bw);
   }
   ++live_;
   ++totals_.messages_injected;

@@ -1,7 +1,11 @@
 // Analytic backend: the zero-load time of each message, computed in closed form from the same
 // machine description, with no contention between messages and no buffer limits. It is the
 // oracle the packet-level model must agree with on an idle network, and a fast backend when
-// contention does not matter.
+// contention does not matter. With analytic.nic_contention, messages also queue at the NICs
+// (first in, first out, in injection order): a message starts when its source NIC has sent the
+// previous one, and is delivered no earlier than the destination NIC can take it after the
+// previous one (its wire bytes at the ejection link, or its payload at the DMA, whichever is
+// slower). Links inside the network stay uncontended.
 //
 // For each packet j along the path (NIC, routers 1..n, NIC) it evaluates the cut-through
 // pipeline recurrence of docs/network-model.md:
@@ -69,6 +73,9 @@ class AnalyticNetwork {
   mutable std::vector<Time> rate_, svc_;
   std::vector<LinkStats> link_stats_;
   NetworkTotals totals_;
+  // analytic.nic_contention: when each NIC's injection and ejection sides are next free.
+  bool nic_contention_;
+  std::vector<Time> inject_free_, eject_free_;
 };
 
 }  // namespace mgen::net

@@ -2,9 +2,10 @@
 # Predicted strong scaling of NAS kernels on two machines (docs/nas-scaling.md):
 #   scripts/nas_scaling.sh [BUILD_DIR] [CLASS] [KERNELS...]
 # Writes docs/img/nas-<kernel>-<machine>.png and prints the tables (Markdown) to stdout.
-# Both machines use the analytic network backend (latency + bandwidth per hop, no
-# contention): NPB class B messages on Hopper's 64-byte packets would need hours of
-# packet-level simulation at 256 ranks.
+# Both machines use the analytic network backend (latency + bandwidth per hop) with
+# analytic.nic_contention (messages queue at their NICs; links inside the network are not
+# shared): NPB class B messages on Hopper's 64-byte packets would need hours of packet-level
+# simulation at 256 ranks.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -19,7 +20,7 @@ for k in "${kernels[@]}"; do
     echo
     echo '```'
     "$build/mgen" nas "$k" --class "$cls" --sweep-ranks 16,32,64,128,256 -c "$here/configs/$machine.toml" \
-      --set network.backend=analytic --plot "$here/docs/img/nas-$k-$machine.png" -q
+      --set network.backend=analytic --set analytic.nic_contention=true --plot "$here/docs/img/nas-$k-$machine.png" -q
     echo '```'
     echo
     echo "![${k} on ${machine}](img/nas-$k-$machine.png)"

@@ -116,6 +116,8 @@ expect 2 "half-duplex links serve both directions" -- "$mgen" info --set network
 expect 2 "unknown model 'hybrid'" -- "$mgen" run -n 2 --set collectives.model=hybrid "$programs/compute"
 expect 2 "unknown transport 'rdma'" -- "$mgen" info --set nic.transport=rdma
 expect 2 "the dimemas backend has no packets" -- "$mgen" info --set nic.transport=fma --set network.backend=dimemas
+printf '[analytic]\nnic_contention = "yes"\n' >"$work/contention.toml"
+expect 2 "contention.toml:2:[0-9]+: analytic.nic_contention" -- "$mgen" info -c "$work/contention.toml"
 # Hopper's preset uses FMA puts; the analytic backend must still take it (README's NAS command).
 expect 0 "analytic backend" -- "$mgen" nas ep --class S -n 4 -c "$src/configs/hopper.toml" --set network.backend=analytic
 expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "$src/configs/sgi-origin-dimemas.toml"

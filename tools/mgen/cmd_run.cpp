@@ -195,6 +195,12 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
                  i + 1 < std::min<size_t>(3, links.size()) ? "," : "");
     }
     fmt::print("\n");
+    const double load = links.front()->stats.busy.seconds() / r.drained_s;
+    if (m.network.backend == "analytic" && load > 1.0) {
+      fmt::print(
+          "                 (a load above 1 means more traffic than the link can carry: the analytic\n"
+          "                 backend does not model contention; the packet backend does)\n");
+    }
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);

@@ -98,12 +98,20 @@ struct DimemasConfig {
   bool half_duplex = false;                    // a node's links carry one transfer at a time, in either direction
 };
 
+// The analytic backend's one shared resource, off by default (the zero-load oracle has none).
+struct AnalyticConfig {
+  // Messages leave and enter each NIC one after another, in injection order: ranks sharing a
+  // NIC, and one rank's many sends, share its bandwidth. Nothing is shared inside the network.
+  bool nic_contention = false;
+};
+
 struct NetworkConfig {
   std::string backend = "packet";  // "packet", "analytic" or "dimemas"
   TopologyConfig topology;
   RouterConfig router;
   NicConfig nic;
   DimemasConfig dimemas;
+  AnalyticConfig analytic;
 };
 
 // Checks values that no topology builder could make sense of; throws ConfigError.
