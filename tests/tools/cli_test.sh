@@ -104,6 +104,11 @@ expect 2 "unknown NAS kernel 'xx'" -- "$mgen" nas xx --class S -n 4
 expect 2 "--class: 'Q' is not one of" -- "$mgen" nas cg --class Q -n 4
 expect 2 "CG needs a power-of-two number of processes \\(got 12\\)" -- "$mgen" nas cg --class S -n 12
 expect 2 "needs -n" -- "$mgen" nas cg --class S
+# Without a terminal, long runs log a progress line (every MGEN_PROGRESS_INTERVAL seconds); -q silences it.
+MGEN_PROGRESS_INTERVAL=0 expect 0 "progress: simulated [0-9.]+ ms, 1048576 events, 0 ranks finished" -- \
+  "$mgen" nas mg --class A -n 16
+MGEN_PROGRESS_INTERVAL=0 "$mgen" nas mg --class A -n 16 -q 2>"$work/quiet.err" >/dev/null
+[ ! -s "$work/quiet.err" ] || { echo "FAIL: -q printed progress: $(cat "$work/quiet.err")"; failures=$((failures + 1)); }
 
 # Dimemas backend, collective model, FMA transport, Paraver and validate: bad input is named.
 printf '[dimemas_collectives]\nallreduce = "LOG 3MAX LOG MAX"\n' >"$work/dimrow.toml"

@@ -33,6 +33,23 @@ struct JobOptions {
 };
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
 
+// Progress of a simulation on standard error, unless quiet: on a terminal a line rewritten in
+// place (cleared by the destructor); otherwise (logs, batch jobs) one line a minute of wall time
+// (MGEN_PROGRESS_INTERVAL seconds), so that an hour-long run shows it is moving.
+class ProgressReporter {
+ public:
+  explicit ProgressReporter(bool quiet);
+  ~ProgressReporter();
+  ProgressReporter(const ProgressReporter&) = delete;
+  ProgressReporter& operator=(const ProgressReporter&) = delete;
+  mpi::Progress callback();
+
+ private:
+  bool quiet_, tty_;
+  double start_ = 0, last_ = 0;  // wall seconds (steady clock)
+  double interval_ = 60;
+};
+
 // The end of a run or replay: the summary, the JSON report, the timeline.
 std::string seconds(double s);
 void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,

@@ -49,12 +49,10 @@ nas::Result simulate(const NasCli& o, const nas::Kernel& k, const nas::Problem& 
   JobOptions jo = o.job;
   jo.ranks = static_cast<uint32_t>(p.ranks);
   const mpi::JobConfig job = make_job(jo, m);
-  const bool tty = isatty(STDERR_FILENO) && !o.job.quiet;
-  const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
-    if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
-  };
-  nas::Result r = nas::simulate(k, p, {m.network, m.mpi, m.node, m.collectives}, job, progress);
-  if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
+  nas::Result r = [&] {
+    ProgressReporter progress(o.job.quiet);
+    return nas::simulate(k, p, {m.network, m.mpi, m.node, m.collectives}, job, progress.callback());
+  }();
   if (!r.report.ok) throw std::runtime_error(fmt::format("the simulated run failed: {}", r.report.error));
   return r;
 }

@@ -67,12 +67,10 @@ int replay(const ReplayCli& o) {
     throw std::invalid_argument(fmt::format("--schedule: '{}' is none of compute, recorded, shifted", o.schedule));
   }
   opt.durations = o.time_shift || !o.durations.empty() || opt.schedule != trace::Schedule::kCompute;
-  const bool tty = isatty(STDERR_FILENO) && !o.job.quiet;
-  const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
-    if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
-  };
-  const trace::ReplayResult res = trace::replay({m.network, m.mpi, m.node, m.collectives}, job, o.dir, opt, progress);
-  if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
+  const trace::ReplayResult res = [&] {
+    ProgressReporter progress(o.job.quiet);
+    return trace::replay({m.network, m.mpi, m.node, m.collectives}, job, o.dir, opt, progress.callback());
+  }();
   job.ranks = static_cast<uint32_t>(res.report.ranks.size());
   const std::string name = std::filesystem::path(o.dir).filename().string();
   const mpi::RunReport& r = res.report;

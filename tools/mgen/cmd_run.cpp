@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -158,6 +160,41 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   return job;
 }
 
+namespace {
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+ProgressReporter::ProgressReporter(bool quiet)
+    : quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0), start_(wall_now()), last_(start_) {
+  // MGEN_PROGRESS_INTERVAL: seconds between lines when standard error is not a terminal.
+  if (const char* env = std::getenv("MGEN_PROGRESS_INTERVAL")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v >= 0) interval_ = v;
+  }
+}
+
+ProgressReporter::~ProgressReporter() {
+  if (!quiet_ && tty_) std::cerr << "\r" << std::string(72, ' ') << "\r";
+}
+
+mpi::Progress ProgressReporter::callback() {
+  return [this](double sim, uint64_t events, uint32_t done) {
+    if (quiet_) return;
+    if (tty_) {
+      std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
+      return;
+    }
+    const double now = wall_now();
+    if (now - last_ < interval_) return;
+    last_ = now;
+    std::cerr << fmt::format("progress: simulated {}, {} events, {} ranks finished, {:.0f} s wall\n", seconds(sim),
+                             events, done, now - start_);
+  };
+}
+
 std::string seconds(double s) {
   return config::format_time(simcore::Time::ps(static_cast<int64_t>(s * 1e12 + 0.5)));
 }
@@ -282,10 +319,6 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   job.measure_compute = !o.ignore_compute;
   const Program prog = load_program(program, job.ranks);
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
-  const bool tty = isatty(STDERR_FILENO) && !o.job.quiet;
-  const auto progress = [tty](double sim, uint64_t events, uint32_t done) {
-    if (tty) std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
-  };
   mpi::RankMain main;
   if (prog.mgen != nullptr) {
     main = [entry = prog.mgen](int argc, char** argv) { entry(argc, argv); };
@@ -301,8 +334,10 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
       mpi::mpi_program_end();
     };
   }
-  const mpi::RunReport r = mpi::run_job(setup, job, main, rest, progress);
-  if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
+  const mpi::RunReport r = [&] {
+    ProgressReporter progress(o.job.quiet);
+    return mpi::run_job(setup, job, main, rest, progress.callback());
+  }();
   const std::string name = program.stem().string();
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
