@@ -71,7 +71,7 @@ class Bt final : public Kernel {
     Work add;
     for (const Cell& cell : m.cells)
       add = add + cell.interior() * kAdd;
-    adi::main_program(m, c, r, g.niter, rhs, kLhsinit, [&] {
+    adi::main_program(m, c, r, timed_iterations(p, g.niter), rhs, kLhsinit, [&] {
       adi::copy_faces(m, c, r, rhs);
       for (int d = 0; d < 3; ++d)
         solve(m, c, r, d, sizes);

@@ -149,7 +149,7 @@ class Cg final : public Kernel {
     norms(l, r);
     r.barrier();
     r.timer_start();
-    for (int it = 0; it < c.niter; ++it) {
+    for (int it = 0; it < timed_iterations(p, c.niter); ++it) {
       conj_grad(c, l, r, nnz);
       norms(l, r);
     }

@@ -130,7 +130,7 @@ class Ft final : public Kernel {
     initial(x, w);
     fft(x, r, w, true);
     const double n = static_cast<double>(g.points);
-    for (int it = 0; it < c.niter; ++it) {
+    for (int it = 0; it < timed_iterations(p, c.niter); ++it) {
       w.add(2 * n, 56 * n);  // evolve: u0 *= twiddle, u1 = u0
       fft(x, r, w, false);
       w.add(8 * kChecksumPoints, 0);  // checksum: 1024 probes of the owned points

@@ -85,7 +85,7 @@ class Is final : public Kernel {
     }
     rank(s, r, send, recv);  // one untimed ranking
     r.timer_start();
-    for (int it = 0; it < kIterations; ++it)
+    for (int it = 0; it < timed_iterations(p, kIterations); ++it)
       rank(s, r, send, recv);
     r.timer_stop();
     r.reduce(1, 8, 0);  // the slowest time (MPI_MAX)

@@ -174,7 +174,7 @@ class Mg final : public Kernel {
     r.timer_start();
     resid(l, lt, r);
     norm2u3(l, r);
-    for (int it = 0; it < c.nit; ++it) {
+    for (int it = 0; it < timed_iterations(p, c.nit); ++it) {
       mg3p(l, r);
       resid(l, lt, r);
     }

@@ -208,8 +208,39 @@ Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& mach
   };
   out.report = mpi::run_job(machine, job, main, {k.name()}, progress);
   out.time_s = *std::max_element(timed.begin(), timed.end());
-  out.mops_total = out.time_s > 0 ? k.mops(p) / out.time_s : 0;
+  // NPB's operation count covers its N timed iterations; a shorter run did K of them.
+  const int n = k.iterations(p);
+  const double share = p.iterations > 0 && n > 0 ? static_cast<double>(timed_iterations(p, n)) / n : 1.0;
+  out.mops_total = out.time_s > 0 ? k.mops(p) * share / out.time_s : 0;
   return out;
+}
+
+double extrapolate(double t_k, double t_2k, int k, int n) {
+  return t_k + static_cast<double>(n - k) * (t_2k - t_k) / k;
+}
+
+Sampled sample(const Kernel& k, const Problem& p, int sample_iterations, const mpi::MachineSetup& machine,
+               const mpi::JobConfig& job, const mpi::Progress& progress) {
+  if (sample_iterations <= 0) throw std::invalid_argument("--sample: the number of iterations must be positive");
+  Sampled s;
+  s.k = sample_iterations;
+  s.iterations = k.iterations(p);
+  Problem q = p;
+  q.iterations = 0;
+  if (s.iterations <= 2 * s.k) {
+    s.longer = simulate(k, q, machine, job, progress);
+    s.time_s = s.longer.time_s;
+    s.mops_total = s.longer.mops_total;
+    return s;
+  }
+  s.extrapolated = true;
+  q.iterations = s.k;
+  s.shorter = simulate(k, q, machine, job, progress);
+  q.iterations = 2 * s.k;
+  s.longer = simulate(k, q, machine, job, progress);
+  s.time_s = extrapolate(s.shorter.time_s, s.longer.time_s, s.k, s.iterations);
+  s.mops_total = s.time_s > 0 ? k.mops(p) / s.time_s : 0;
+  return s;
 }
 
 }  // namespace mgen::nas

@@ -21,7 +21,15 @@ namespace mgen::nas {
 struct Problem {
   char cls = 'S';
   int ranks = 1;
+  // Timed iterations to simulate; 0 means NPB's count for the class. Fewer iterations feed
+  // the extrapolation of `mgen nas --sample` (sampled()).
+  int iterations = 0;
 };
+
+// The timed iterations a kernel runs for `p`: NPB's `npb`, or p.iterations when that is fewer.
+inline int timed_iterations(const Problem& p, int npb) {
+  return p.iterations > 0 && p.iterations < npb ? p.iterations : npb;
+}
 
 // What one rank's skeleton did at the MPI level, by call ("send", "isend", "recv", "irecv",
 // "allreduce", "alltoallv", ...): number of calls and payload bytes, where bytes are the
@@ -123,5 +131,21 @@ struct Result {
 // std::invalid_argument if k.check(p) fails.
 Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& machine, mpi::JobConfig job,
                 const mpi::Progress& progress = {});
+
+// A prediction of the whole timed part from two shorter runs, of K and 2K timed iterations:
+//     T(N) = T(K) + (N - K) (T(2K) - T(K)) / K.
+// What the timed part costs once (start-up, the last iteration's norms, pipeline drain)
+// cancels; the cost of one iteration is taken to be the same from iteration K on. With N <= 2K
+// there is nothing to extrapolate and `whole` is the full run.
+struct Sampled {
+  int k = 0, iterations = 0;  // K and NPB's N
+  bool extrapolated = false;
+  Result shorter, longer;  // the runs of K and 2K iterations (longer: the whole run if not extrapolated)
+  double time_s = 0, mops_total = 0;
+};
+Sampled sample(const Kernel& k, const Problem& p, int sample_iterations, const mpi::MachineSetup& machine,
+               const mpi::JobConfig& job, const mpi::Progress& progress = {});
+// The extrapolation above, on its own.
+double extrapolate(double t_k, double t_2k, int k, int n);
 
 }  // namespace mgen::nas

@@ -21,6 +21,7 @@ struct NasCli {
   std::string cls = "S";
   std::string sweep;
   std::string plot;
+  int sample = 0;  // --sample K: extrapolate from K and 2K timed iterations
 };
 
 std::string known_kernels() {
@@ -45,20 +46,33 @@ char class_letter(const std::string& s) {
   return static_cast<char>(std::toupper(s[0]));
 }
 
-nas::Result simulate(const NasCli& o, const nas::Kernel& k, const nas::Problem& p, const config::MachineConfig& m) {
+// A whole run, or with --sample K the extrapolation from runs of K and 2K timed iterations.
+nas::Sampled predict(const NasCli& o, const nas::Kernel& k, const nas::Problem& p, const config::MachineConfig& m) {
   JobOptions jo = o.job;
   jo.ranks = static_cast<uint32_t>(p.ranks);
   const mpi::JobConfig job = make_job(jo, m);
-  nas::Result r = [&] {
+  const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
+  nas::Sampled s;
+  {
     ProgressReporter progress(o.job.quiet);
-    return nas::simulate(k, p, {m.network, m.mpi, m.node, m.collectives}, job, progress.callback());
-  }();
-  if (!r.report.ok) throw std::runtime_error(fmt::format("the simulated run failed: {}", r.report.error));
-  return r;
+    if (o.sample > 0) {
+      s = nas::sample(k, p, o.sample, setup, job, progress.callback());
+    } else {
+      s.longer = nas::simulate(k, p, setup, job, progress.callback());
+      s.iterations = k.iterations(p);
+      s.time_s = s.longer.time_s;
+      s.mops_total = s.longer.mops_total;
+    }
+  }
+  for (const nas::Result* r : {&s.shorter, &s.longer}) {
+    if (r->report.ranks.empty()) continue;  // the shorter run was not needed
+    if (!r->report.ok) throw std::runtime_error(fmt::format("the simulated run failed: {}", r->report.error));
+  }
+  return s;
 }
 
 // NPB's own summary block.
-void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Result& r) {
+void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Sampled& r) {
   std::string upper = k.name();
   for (char& c : upper)
     c = static_cast<char>(std::toupper(c));
@@ -69,6 +83,9 @@ void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Result& r
   fmt::print(" Total processes = {:>24}\n", p.ranks);
   fmt::print(" Mop/s total     = {:>24.2f}\n", r.mops_total);
   fmt::print(" Mop/s/process   = {:>24.2f}\n", r.mops_total / p.ranks);
+  if (r.extrapolated) {
+    fmt::print(" Time extrapolated from {} and {} iterations\n", r.k, 2 * r.k);
+  }
   fmt::print(" Verification    = {:>24}\n\n", "NOT PERFORMED (skeleton)");
 }
 
@@ -100,7 +117,7 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
   fmt::print("{:>8} {:>14} {:>14} {:>10} {:>11}\n", "ranks", "time (s)", "Mop/s total", "speedup", "efficiency");
   std::vector<std::pair<int, double>> points;
   for (int n : counts) {
-    const nas::Result r = simulate(o, k, {cls, n}, m);
+    const nas::Sampled r = predict(o, k, {cls, n}, m);
     points.emplace_back(n, r.time_s);
     const double speedup = points.front().second / r.time_s;
     const double eff = speedup * points.front().first / n;
@@ -137,8 +154,9 @@ int run_all(const NasCli& o, char cls, const config::MachineConfig& m) {
       fmt::print("{:<6} {:>12} {:>14} {:>14}  {}\n", k->name(), "-", "-", "-", why);
       continue;
     }
-    const nas::Result r = simulate(o, *k, p, m);
-    fmt::print("{:<6} {:>12.6f} {:>14.2f} {:>14.2f}\n", k->name(), r.time_s, r.mops_total, r.mops_total / p.ranks);
+    const nas::Sampled r = predict(o, *k, p, m);
+    fmt::print("{:<6} {:>12.6f} {:>14.2f} {:>14.2f}  {}\n", k->name(), r.time_s, r.mops_total, r.mops_total / p.ranks,
+               r.extrapolated ? fmt::format("extrapolated from {} and {} iterations", r.k, 2 * r.k) : "");
   }
   return 0;
 }
@@ -155,7 +173,8 @@ int run_nas(const NasCli& o) {
   const nas::Problem p{cls, static_cast<int>(o.job.ranks)};
   const std::string why = k.check(p);
   if (!why.empty()) throw std::invalid_argument(why);
-  const nas::Result r = simulate(o, k, p, m);
+  const nas::Sampled s = predict(o, k, p, m);
+  const nas::Result& r = s.longer;  // the run whose details are reported
   JobOptions jo = o.job;
   const mpi::JobConfig job = make_job(jo, m);
   const std::string name = fmt::format("nas-{}.{}", k.name(), cls);
@@ -163,15 +182,29 @@ int run_nas(const NasCli& o) {
     write_json_report(o.job.report, name, m, job, r.report, "nas",
                       {{"kernel", k.name()},
                        {"class", std::string(1, cls)},
-                       {"npb_time_s", r.time_s},
-                       {"mops_total", r.mops_total},
-                       {"mops_per_process", r.mops_total / p.ranks}});
+                       {"npb_time_s", s.time_s},
+                       {"mops_total", s.mops_total},
+                       {"mops_per_process", s.mops_total / p.ranks},
+                       {"sampled", s.extrapolated ? nlohmann::json{{"iterations", s.k},
+                                                                   {"time_s", s.shorter.time_s},
+                                                                   {"iterations_2", 2 * s.k},
+                                                                   {"time_2_s", s.longer.time_s},
+                                                                   {"npb_iterations", s.iterations}}
+                                                  : nlohmann::json()}});
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r.report);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r.report);
   if (!o.job.quiet) {
     print_summary(name, m, job, r.report, "nas");
-    print_npb(k, p, r);
+    if (s.extrapolated) {
+      fmt::print("sampled          {} of {} timed iterations simulated (above); {} took {}, {} took {}\n", 2 * s.k,
+                 s.iterations, s.k, seconds(s.shorter.time_s), 2 * s.k, seconds(s.longer.time_s));
+      fmt::print("                 NPB's time extrapolated to {} iterations: {}\n", s.iterations, seconds(s.time_s));
+    } else if (o.sample > 0) {
+      fmt::print("sampled          no: {} runs {} timed iterations, not more than 2 x {}; simulated whole\n", k.name(),
+                 s.iterations, o.sample);
+    }
+    print_npb(k, p, s);
   }
   return 0;
 }
@@ -187,8 +220,14 @@ Runner add_nas(CLI::App& app) {
   sub->add_option("-n,--ranks", o->job.ranks, "number of processes");
   sub->add_option("--sweep-ranks", o->sweep, "strong scaling over these process counts, e.g. 16,64,256");
   sub->add_option("--plot", o->plot, "with --sweep-ranks: write a PNG plot of time against processes");
-  return [o] {
+  auto* sample = sub->add_option("--sample", o->sample,
+                                 "simulate K and 2K timed iterations and extrapolate NPB's time to all of them "
+                                 "(fast class D/E predictions)");
+  return [o, sample] {
     if (o->sweep.empty() && o->job.ranks == 0) throw std::invalid_argument("mgen nas needs -n N (or --sweep-ranks)");
+    if (sample->count() > 0 && o->sample <= 0) {
+      throw std::invalid_argument(fmt::format("--sample: {} is not a positive number of iterations", o->sample));
+    }
     return run_nas(*o);
   };
 }
