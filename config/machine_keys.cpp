@@ -57,8 +57,8 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.network.backend = f.string(); }},
 
       {"analytic.nic_contention",
-       "analytic backend: messages leave and enter each NIC one after another, so ranks sharing a NIC share "
-       "its bandwidth; no contention inside the network (bool)",
+       "analytic backend: messages leave each NIC one after another and take turns at its ejection side, so "
+       "ranks sharing a NIC share its bandwidth; no contention inside the network (bool)",
        [](const Field& f, Loaded& m) { m.machine.network.analytic.nic_contention = f.boolean(); }},
 
       {"dimemas.latency", "Dimemas model: latency L of every message (time)",

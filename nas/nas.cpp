@@ -208,7 +208,9 @@ Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& mach
   };
   out.report = mpi::run_job(machine, job, main, {k.name()}, progress);
   out.time_s = *std::max_element(timed.begin(), timed.end());
-  // NPB's operation count covers its N timed iterations; a shorter run did K of them.
+  // NPB's operation count covers its N timed iterations; a shorter run did K of them. (Pro rata:
+  // where NPB counts a fixed part once, as FT's first FFT, a shorter run's Mop/s is approximate.
+  // sample() recomputes Mop/s from the extrapolated time and does not use these.)
   const int n = k.iterations(p);
   const double share = p.iterations > 0 && n > 0 ? static_cast<double>(timed_iterations(p, n)) / n : 1.0;
   out.mops_total = out.time_s > 0 ? k.mops(p) * share / out.time_s : 0;
@@ -227,7 +229,7 @@ Sampled sample(const Kernel& k, const Problem& p, int sample_iterations, const m
   s.iterations = k.iterations(p);
   Problem q = p;
   q.iterations = 0;
-  if (s.iterations <= 2 * s.k) {
+  if (s.iterations <= 2 * static_cast<int64_t>(s.k)) {
     s.longer = simulate(k, q, machine, job, progress);
     s.time_s = s.longer.time_s;
     s.mops_total = s.longer.mops_total;
@@ -236,6 +238,7 @@ Sampled sample(const Kernel& k, const Problem& p, int sample_iterations, const m
   s.extrapolated = true;
   q.iterations = s.k;
   s.shorter = simulate(k, q, machine, job, progress);
+  if (!s.shorter.report.ok) return s;  // a failed run (deadlock, bad call): nothing to extrapolate
   q.iterations = 2 * s.k;
   s.longer = simulate(k, q, machine, job, progress);
   s.time_s = extrapolate(s.shorter.time_s, s.longer.time_s, s.k, s.iterations);

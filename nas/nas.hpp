@@ -136,7 +136,8 @@ Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& mach
 //     T(N) = T(K) + (N - K) (T(2K) - T(K)) / K.
 // What the timed part costs once (start-up, the last iteration's norms, pipeline drain)
 // cancels; the cost of one iteration is taken to be the same from iteration K on. With N <= 2K
-// there is nothing to extrapolate and `whole` is the full run.
+// there is nothing to extrapolate and `longer` is the full run. If the K run fails (its
+// report is not ok) the 2K run is not made and `longer` stays empty.
 struct Sampled {
   int k = 0, iterations = 0;  // K and NPB's N
   bool extrapolated = false;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 namespace mgen::net {
@@ -24,8 +25,8 @@ AnalyticNetwork::AnalyticNetwork(simcore::Engine& engine, const NetworkConfig& c
       link_stats_(topology.total_ports()),
       nic_contention_(config.analytic.nic_contention) {
   if (nic_contention_) {
-    inject_free_.assign(topology.endpoints(), Time::zero());
-    eject_free_.assign(topology.endpoints(), Time::zero());
+    source_.assign(topology.endpoints(), SourceNic{});
+    ejection_.resize(topology.endpoints());
   }
 }
 
@@ -71,7 +72,8 @@ inline Tagged tmax(Tagged a, Tagged b) {
 // growing at r_k, each further full packet repeats that step exactly (by induction on the packet
 // index), and the remaining full packets are added at once. Otherwise the loop runs to the end;
 // the result is the same integer either way.
-AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId dst, Bytes size, Time start) const {
+AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId dst, Bytes size, Time start,
+                                                   SourceNic& source) const {
   path(src, dst, scratch_);
   const size_t n = scratch_.size();
   const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
@@ -96,7 +98,8 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
 
   // Times of the previous packet at each stage.
   busy_.assign(n, start);  // E_i at router i
-  Time dma_free = start, nic_busy = start, rx_free = start;
+  Time dma_free = simcore::max(start, source.dma_free), nic_busy = simcore::max(start, source.link_free);
+  Time rx_free = start;
 
   // One packet of `payload` bytes through every stage; true if it was a steady full-packet step.
   auto step = [&](uint64_t payload) {
@@ -147,7 +150,35 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
     }
   }
   if (packets > full) step(size.count() - full * payload_max_);  // the short last packet, or an empty one
+  source = SourceNic{dma_free, nic_busy};
   return Timing{nic_busy, rx_free + dma_latency_, static_cast<uint32_t>(n - 1)};
+}
+
+Time AnalyticNetwork::book_ejection(EndpointId dst, Time from, Time length, Time now) {
+  std::map<Time, Time>& booked = ejection_[dst];
+  while (!booked.empty() && booked.begin()->second <= now)
+    booked.erase(booked.begin());
+  // The first gap of `length` from `from` on.
+  Time s = from;
+  auto next = booked.upper_bound(s);
+  if (next != booked.begin() && std::prev(next)->second > s) s = std::prev(next)->second;
+  while (next != booked.end() && next->first < s + length) {
+    s = simcore::max(s, next->second);
+    ++next;
+  }
+  const Time end = s + length;
+  // Book [s, end), merged with the bookings it touches.
+  Time merged_end = end;
+  if (next != booked.end() && next->first == end) {
+    merged_end = next->second;
+    next = booked.erase(next);
+  }
+  if (next != booked.begin() && std::prev(next)->second == s) {
+    std::prev(next)->second = merged_end;
+  } else {
+    booked.emplace_hint(next, s, merged_end);
+  }
+  return end;
 }
 
 void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
@@ -156,14 +187,19 @@ void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_
         fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
   }
   const Time now = engine_.now();
-  Timing t = zero_load(src, dst, size, nic_contention_ ? simcore::max(now, inject_free_[src]) : now);
+  const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
+  const uint64_t wire = size.count() + packets * header_;
+  Timing t;
   if (nic_contention_) {
-    inject_free_[src] = t.sent;
-    const uint64_t n = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
-    const Time eject = simcore::max(transfer_time(Bytes(size.count() + n * header_), topo_.endpoint_bandwidth()),
-                                    transfer_time(size, dma_bw_));
-    t.delivered = simcore::max(t.delivered, eject_free_[dst] + eject);
-    eject_free_[dst] = t.delivered;
+    t = zero_load(src, dst, size, now, source_[src]);
+    // The last packet's receive DMA ends dma_latency_ before delivery.
+    const Time eject = simcore::max(
+        simcore::max(transfer_time(Bytes(wire), topo_.endpoint_bandwidth()), transfer_time(Bytes(wire), switch_bw_)),
+        transfer_time(size, dma_bw_));
+    const Time end = t.delivered - dma_latency_;
+    t.delivered = book_ejection(dst, end - eject, eject, now) + dma_latency_;
+  } else {
+    t = zero_load(src, dst, size, now);
   }
   uint32_t slot;
   if (!free_.empty()) {
@@ -176,8 +212,6 @@ void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_
     cookies_.push_back(cookie);
     posted_.push_back(now);
   }
-  const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
-  const uint64_t wire = size.count() + packets * header_;
   // Busy time is what the link would need to carry these bytes on its own; links are shared
   // without contention here, so a link's busy time may exceed the run's length.
   for (const Stage& s : scratch_) {

@@ -1,11 +1,15 @@
 // Analytic backend: the zero-load time of each message, computed in closed form from the same
 // machine description, with no contention between messages and no buffer limits. It is the
 // oracle the packet-level model must agree with on an idle network, and a fast backend when
-// contention does not matter. With analytic.nic_contention, messages also queue at the NICs
-// (first in, first out, in injection order): a message starts when its source NIC has sent the
-// previous one, and is delivered no earlier than the destination NIC can take it after the
-// previous one (its wire bytes at the ejection link, or its payload at the DMA, whichever is
-// slower). Links inside the network stay uncontended.
+// contention does not matter. With analytic.nic_contention, messages also share the NICs. A
+// source NIC sends its messages whole, first in first out: a message's packets take the link
+// when the previous message's last packet has left (its DMA reads ahead, as in the packet
+// model, so it does not pay the DMA latency again). A destination NIC's ejection side is a
+// calendar: each message needs it for its ejection time (its wire bytes at the ejection link or
+// the switch, or its payload at the receive DMA, whichever is slowest) ending at its zero-load
+// delivery, and takes the first free stretch that long from there on, so a message arriving at
+// an idle NIC is not held behind one booked earlier that arrives later. Links inside the
+// network stay uncontended.
 //
 // For each packet j along the path (NIC, routers 1..n, NIC) it evaluates the cut-through
 // pipeline recurrence of docs/network-model.md:
@@ -16,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "mgen/net/network.hpp"
@@ -44,8 +49,17 @@ class AnalyticNetwork {
     Time delivered;  // last byte written to destination memory
     uint32_t router_hops = 0;
   };
+  // When a source NIC's DMA engine and injection link are next free.
+  struct SourceNic {
+    Time dma_free, link_free;
+  };
   // The zero-load timing of one message injected at `start`; no side effects.
-  Timing zero_load(EndpointId src, EndpointId dst, Bytes size, Time start) const;
+  Timing zero_load(EndpointId src, EndpointId dst, Bytes size, Time start) const {
+    SourceNic idle{start, start};
+    return zero_load(src, dst, size, start, idle);
+  }
+  // The same behind the source NIC's earlier messages (`source`, updated to after this one).
+  Timing zero_load(EndpointId src, EndpointId dst, Bytes size, Time start, SourceNic& source) const;
 
  private:
   struct Stage {
@@ -54,6 +68,9 @@ class AnalyticNetwork {
     Time latency;  // of the output link
   };
   void path(EndpointId src, EndpointId dst, std::vector<Stage>& out) const;
+  // Books `length` of destination `dst`'s ejection side in its first free stretch from `from`
+  // on; returns the end. Bookings over by `now` are dropped (no later request reaches back).
+  Time book_ejection(EndpointId dst, Time from, Time length, Time now);
 
   simcore::Engine& engine_;
   const Topology& topo_;
@@ -73,9 +90,11 @@ class AnalyticNetwork {
   mutable std::vector<Time> rate_, svc_;
   std::vector<LinkStats> link_stats_;
   NetworkTotals totals_;
-  // analytic.nic_contention: when each NIC's injection and ejection sides are next free.
+  // analytic.nic_contention: each source NIC's state and each destination NIC's ejection
+  // bookings (start -> end, disjoint, adjacent ones merged).
   bool nic_contention_;
-  std::vector<Time> inject_free_, eject_free_;
+  std::vector<SourceNic> source_;
+  std::vector<std::map<Time, Time>> ejection_;
 };
 
 }  // namespace mgen::net

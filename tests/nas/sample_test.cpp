@@ -53,10 +53,16 @@ TEST_CASE("NAS sampling: extrapolation from K and 2K iterations equals the whole
     const char* kernel;
     char cls;
     int ranks, k;
+    double epsilon;  // relative; as measured, rounded up
   };
-  // Each kernel with enough timed iterations to sample (EP has none; IS has 10).
-  const Case cases[] = {{"lu", 'S', 4, 5}, {"lu", 'W', 8, 10}, {"bt", 'S', 4, 10}, {"sp", 'S', 9, 20},
-                        {"cg", 'S', 8, 3}, {"mg", 'S', 8, 1},  {"ft", 'S', 8, 1},  {"is", 'S', 8, 2}};
+  // Each kernel with enough timed iterations to sample (EP has none; IS has 10). Every iteration
+  // after the first K costs what the K-th to 2K-th did: LU, BT, SP and CG repeat exactly (0 ppm
+  // measured), MG and FT within 12 ppm (their first iterations differ slightly in how
+  // transfers overlap), IS within 0.8% (its iterations contend differently on the packet
+  // network: 7,228 ppm measured).
+  const Case cases[] = {{"lu", 'S', 4, 5, 1e-9},  {"lu", 'W', 8, 10, 1e-9}, {"bt", 'S', 4, 10, 1e-9},
+                        {"sp", 'S', 9, 20, 1e-9}, {"cg", 'S', 8, 3, 1e-9},  {"mg", 'S', 8, 1, 2e-5},
+                        {"ft", 'S', 8, 1, 2e-5},  {"is", 'S', 8, 2, 8e-3}};
   for (const Case& c : cases) {
     INFO(c.kernel << " class " << c.cls << " on " << c.ranks);
     const nas::Kernel& k = *nas::find(c.kernel);
@@ -68,9 +74,8 @@ TEST_CASE("NAS sampling: extrapolation from K and 2K iterations equals the whole
     REQUIRE(s.iterations == k.iterations(p));
     REQUIRE(s.shorter.time_s < s.longer.time_s);
     REQUIRE(s.longer.time_s < whole.time_s);
-    // Every iteration after the first K costs what the K-th to 2K-th did: within 1%.
-    REQUIRE(s.time_s == Approx(whole.time_s).epsilon(0.01));
-    REQUIRE(s.mops_total == Approx(whole.mops_total).epsilon(0.01));
+    REQUIRE(s.time_s == Approx(whole.time_s).epsilon(c.epsilon));
+    REQUIRE(s.mops_total == Approx(whole.mops_total).epsilon(c.epsilon));
   }
 }
 

@@ -110,11 +110,30 @@ expect 0 "10 of 50 timed iterations simulated.*extrapolated to 50 iterations.*Ti
   "$mgen" nas lu --class S -n 4 --sample 5
 expect 0 "sampled +no: ep runs 0 timed iterations" -- "$mgen" nas ep --class S -n 4 --sample 2
 expect 0 "lu +[0-9.]+ +[0-9.]+ +[0-9.]+ +extrapolated from 3 and 6 iterations" -- "$mgen" nas all --class S -n 4 --sample 3
+expect 0 " 2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +extrapolated from 5 and 10 iterations" -- \
+  "$mgen" nas lu --class S --sweep-ranks 1,2 --sample 5
+expect 0 "sampled +no: lu runs 50 timed iterations, not more than 2 x 2000000000" -- \
+  "$mgen" nas lu --class S -n 4 --sample 2000000000
+"$mgen" nas lu --class S -n 4 --sample 5 -q --report "$work/sampled.json" &&
+  "$mgen" nas ep --class S -n 4 --sample 2 -q --report "$work/whole.json" &&
+  "$mgen" nas lu --class S -n 4 -q --report "$work/plain.json"
+if python3 - "$work" <<'PY'; then echo "ok: --report sampled"; else failures=$((failures + 1)); fi
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/sampled.json"))["sampled"]
+assert s["extrapolated"] and s["iterations"] == 5 and s["iterations_2"] == 10 and s["npb_iterations"] == 50, s
+assert 0 < s["time_s"] < s["time_2_s"], s
+w = json.load(open(d + "/whole.json"))["sampled"]
+assert w == {"extrapolated": False, "iterations": 2, "npb_iterations": 0}, w
+assert json.load(open(d + "/plain.json"))["sampled"] is None
+PY
 # Without a terminal, long runs log a progress line (every MGEN_PROGRESS_INTERVAL seconds); -q silences it.
-MGEN_PROGRESS_INTERVAL=0 expect 0 "progress: simulated [0-9.]+ ms, 1048576 events, 0 ranks finished" -- \
+MGEN_PROGRESS_INTERVAL=0 expect 0 "progress: simulated [0-9.]+ [a-z]*s, 1048576 events, 0 ranks finished" -- \
   "$mgen" nas mg --class A -n 16
 MGEN_PROGRESS_INTERVAL=0 "$mgen" nas mg --class A -n 16 -q 2>"$work/quiet.err" >/dev/null
 [ ! -s "$work/quiet.err" ] || { echo "FAIL: -q printed progress: $(cat "$work/quiet.err")"; failures=$((failures + 1)); }
+MGEN_PROGRESS_INTERVAL=soon expect 0 "ignoring MGEN_PROGRESS_INTERVAL='soon' \\(not a number of seconds" -- \
+  "$mgen" nas lu --class S -n 4
 
 # Dimemas backend, collective model, FMA transport, Paraver and validate: bad input is named.
 printf '[dimemas_collectives]\nallreduce = "LOG 3MAX LOG MAX"\n' >"$work/dimrow.toml"
@@ -129,6 +148,9 @@ expect 2 "unknown transport 'rdma'" -- "$mgen" info --set nic.transport=rdma
 expect 2 "the dimemas backend has no packets" -- "$mgen" info --set nic.transport=fma --set network.backend=dimemas
 printf '[analytic]\nnic_contention = "yes"\n' >"$work/contention.toml"
 expect 2 "contention.toml:2:[0-9]+: analytic.nic_contention" -- "$mgen" info -c "$work/contention.toml"
+expect 0 "backend +analytic, NIC contention" -- "$mgen" info --set network.backend=analytic --set analytic.nic_contention=true
+expect 0 "\\(packet; analytic.nic_contention ignored backend\\)" -- "$mgen" nas ep --class S -n 4 \
+  --set analytic.nic_contention=true
 # Hopper's preset uses FMA puts; the analytic backend must still take it (README's NAS command).
 expect 0 "analytic backend" -- "$mgen" nas ep --class S -n 4 -c "$src/configs/hopper.toml" --set network.backend=analytic
 expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "$src/configs/sgi-origin-dimemas.toml"

@@ -41,6 +41,7 @@ nlohmann::json machine_json(const config::MachineConfig& m) {
       {"description", m.description},
       {"source", m.source},
       {"backend", n.backend},
+      {"analytic", {{"nic_contention", n.analytic.nic_contention}}},
       {"topology",
        {{"kind", n.topology.kind},
         {"dims", n.topology.dims},

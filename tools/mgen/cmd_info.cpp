@@ -74,7 +74,7 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
     bws += (bws.empty() ? "" : ", ") + format_bandwidth(b);
   fmt::print("machine     {} — {}\n", m.name, m.description);
   fmt::print("source      {}\n", m.source);
-  fmt::print("backend     {}\n", net.backend_name());
+  fmt::print("backend     {}\n", backend_label(c));
   fmt::print("topology    {}\n", t.describe());
   fmt::print("            {} routers, {} nodes, {} endpoints ({} NIC(s) per node)\n", t.routers(), t.nodes(),
              t.endpoints(), t.nics_per_node());

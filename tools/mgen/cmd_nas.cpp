@@ -2,7 +2,6 @@
 // machine, reported as mgen run does and as NPB prints its results; --sweep-ranks for
 // strong-scaling studies (optionally plotted with gnuplot).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -71,6 +70,19 @@ nas::Sampled predict(const NasCli& o, const nas::Kernel& k, const nas::Problem& 
   return s;
 }
 
+// The --report entry for --sample: null without it; with it, whether NPB's time was extrapolated
+// and from which runs.
+nlohmann::json sampled_json(const NasCli& o, const nas::Sampled& s) {
+  if (o.sample <= 0) return nullptr;
+  nlohmann::json j{{"extrapolated", s.extrapolated}, {"iterations", o.sample}, {"npb_iterations", s.iterations}};
+  if (s.extrapolated) {
+    j["time_s"] = s.shorter.time_s;
+    j["iterations_2"] = 2 * s.k;
+    j["time_2_s"] = s.longer.time_s;
+  }
+  return j;
+}
+
 // NPB's own summary block.
 void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Sampled& r) {
   std::string upper = k.name();
@@ -87,6 +99,11 @@ void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Sampled& 
     fmt::print(" Time extrapolated from {} and {} iterations\n", r.k, 2 * r.k);
   }
   fmt::print(" Verification    = {:>24}\n\n", "NOT PERFORMED (skeleton)");
+}
+
+// The table note of an extrapolated row.
+std::string extrapolated_note(const nas::Sampled& r) {
+  return r.extrapolated ? fmt::format("extrapolated from {} and {} iterations", r.k, 2 * r.k) : "";
 }
 
 std::vector<int> parse_ranks(const std::string& list) {
@@ -114,14 +131,16 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
     if (!why.empty()) throw std::invalid_argument(why);
   }
   fmt::print("{} class {} on {}: strong scaling\n", k.name(), cls, m.name);
-  fmt::print("{:>8} {:>14} {:>14} {:>10} {:>11}\n", "ranks", "time (s)", "Mop/s total", "speedup", "efficiency");
+  fmt::print("{:>8} {:>14} {:>14} {:>10} {:>11}  {}\n", "ranks", "time (s)", "Mop/s total", "speedup", "efficiency",
+             "");
   std::vector<std::pair<int, double>> points;
   for (int n : counts) {
     const nas::Sampled r = predict(o, k, {cls, n}, m);
     points.emplace_back(n, r.time_s);
     const double speedup = points.front().second / r.time_s;
     const double eff = speedup * points.front().first / n;
-    fmt::print("{:>8} {:>14.6f} {:>14.2f} {:>10.2f} {:>10.1f}%\n", n, r.time_s, r.mops_total, speedup, 100 * eff);
+    fmt::print("{:>8} {:>14.6f} {:>14.2f} {:>10.2f} {:>10.1f}%  {}\n", n, r.time_s, r.mops_total, speedup, 100 * eff,
+               extrapolated_note(r));
   }
   if (!o.plot.empty()) {
     const std::string data = o.plot + ".dat";
@@ -156,7 +175,7 @@ int run_all(const NasCli& o, char cls, const config::MachineConfig& m) {
     }
     const nas::Sampled r = predict(o, *k, p, m);
     fmt::print("{:<6} {:>12.6f} {:>14.2f} {:>14.2f}  {}\n", k->name(), r.time_s, r.mops_total, r.mops_total / p.ranks,
-               r.extrapolated ? fmt::format("extrapolated from {} and {} iterations", r.k, 2 * r.k) : "");
+               extrapolated_note(r));
   }
   return 0;
 }
@@ -185,12 +204,7 @@ int run_nas(const NasCli& o) {
                        {"npb_time_s", s.time_s},
                        {"mops_total", s.mops_total},
                        {"mops_per_process", s.mops_total / p.ranks},
-                       {"sampled", s.extrapolated ? nlohmann::json{{"iterations", s.k},
-                                                                   {"time_s", s.shorter.time_s},
-                                                                   {"iterations_2", 2 * s.k},
-                                                                   {"time_2_s", s.longer.time_s},
-                                                                   {"npb_iterations", s.iterations}}
-                                                  : nlohmann::json()}});
+                       {"sampled", sampled_json(o, s)}});
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r.report);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r.report);

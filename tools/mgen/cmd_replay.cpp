@@ -1,7 +1,6 @@
 // mgen replay DIR: replays recorded traces (mgen record) on the modelled machine and reports
 // like mgen run; --time-shift compares recorded and simulated call durations (PPT §7).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <iostream>

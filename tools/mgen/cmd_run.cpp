@@ -172,7 +172,14 @@ ProgressReporter::ProgressReporter(bool quiet)
   if (const char* env = std::getenv("MGEN_PROGRESS_INTERVAL")) {
     char* end = nullptr;
     const double v = std::strtod(env, &end);
-    if (end != env && *end == '\0' && v >= 0) interval_ = v;
+    if (end != env && *end == '\0' && v >= 0) {
+      interval_ = v;
+    } else if (!quiet_) {
+      std::cerr << fmt::format(
+          "mgen: ignoring MGEN_PROGRESS_INTERVAL='{}' (not a number of seconds >= 0); "
+          "using {} s\n",
+          env, interval_);
+    }
   }
 }
 
@@ -195,6 +202,12 @@ mpi::Progress ProgressReporter::callback() {
   };
 }
 
+std::string backend_label(const net::NetworkConfig& n) {
+  if (!n.analytic.nic_contention) return n.backend;
+  if (n.backend == "analytic") return "analytic, NIC contention";
+  return n.backend + "; analytic.nic_contention ignored";
+}
+
 std::string seconds(double s) {
   return config::format_time(simcore::Time::ps(static_cast<int64_t>(s * 1e12 + 0.5)));
 }
@@ -202,7 +215,7 @@ std::string seconds(double s) {
 void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
                    const mpi::RunReport& r, const std::string& command) {
   fmt::print("mgen {}: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", command, job.ranks, program, m.name,
-             m.network.backend, job.procs_per_node);
+             backend_label(m.network), job.procs_per_node);
   fmt::print("predicted time   {}\n", seconds(r.predicted_s));
   double compute = 0, overhead = 0, wait = 0;
   const mpi::RankReport* slowest = &r.ranks.front();
@@ -235,8 +248,8 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
     const double load = links.front()->stats.busy.seconds() / r.drained_s;
     if (m.network.backend == "analytic" && load > 1.0) {
       fmt::print(
-          "                 (a load above 1 means more traffic than the link can carry: the analytic\n"
-          "                 backend does not model contention; the packet backend does)\n");
+          "                 (a load above 1 means more traffic than the link can carry, which the\n"
+          "                 analytic backend does not turn into delay there; the packet backend does)\n");
     }
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
