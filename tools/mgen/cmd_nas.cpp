@@ -101,9 +101,9 @@ void print_npb(const nas::Kernel& k, const nas::Problem& p, const nas::Sampled& 
   fmt::print(" Verification    = {:>24}\n\n", "NOT PERFORMED (skeleton)");
 }
 
-// The table note of an extrapolated row.
+// The table note of an extrapolated row, with its separating spaces.
 std::string extrapolated_note(const nas::Sampled& r) {
-  return r.extrapolated ? fmt::format("extrapolated from {} and {} iterations", r.k, 2 * r.k) : "";
+  return r.extrapolated ? fmt::format("  extrapolated from {} and {} iterations", r.k, 2 * r.k) : "";
 }
 
 std::vector<int> parse_ranks(const std::string& list) {
@@ -131,15 +131,14 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
     if (!why.empty()) throw std::invalid_argument(why);
   }
   fmt::print("{} class {} on {}: strong scaling\n", k.name(), cls, m.name);
-  fmt::print("{:>8} {:>14} {:>14} {:>10} {:>11}  {}\n", "ranks", "time (s)", "Mop/s total", "speedup", "efficiency",
-             "");
+  fmt::print("{:>8} {:>14} {:>14} {:>10} {:>11}\n", "ranks", "time (s)", "Mop/s total", "speedup", "efficiency");
   std::vector<std::pair<int, double>> points;
   for (int n : counts) {
     const nas::Sampled r = predict(o, k, {cls, n}, m);
     points.emplace_back(n, r.time_s);
     const double speedup = points.front().second / r.time_s;
     const double eff = speedup * points.front().first / n;
-    fmt::print("{:>8} {:>14.6f} {:>14.2f} {:>10.2f} {:>10.1f}%  {}\n", n, r.time_s, r.mops_total, speedup, 100 * eff,
+    fmt::print("{:>8} {:>14.6f} {:>14.2f} {:>10.2f} {:>10.1f}%{}\n", n, r.time_s, r.mops_total, speedup, 100 * eff,
                extrapolated_note(r));
   }
   if (!o.plot.empty()) {
@@ -165,7 +164,7 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
 
 int run_all(const NasCli& o, char cls, const config::MachineConfig& m) {
   fmt::print("NAS class {} on {} processes, {}\n", cls, o.job.ranks, m.name);
-  fmt::print("{:<6} {:>12} {:>14} {:>14}  {}\n", "kernel", "time (s)", "Mop/s total", "Mop/s/process", "");
+  fmt::print("{:<6} {:>12} {:>14} {:>14}\n", "kernel", "time (s)", "Mop/s total", "Mop/s/process");
   for (const auto& k : nas::kernels()) {
     const nas::Problem p{cls, static_cast<int>(o.job.ranks)};
     const std::string why = k->check(p);
@@ -174,7 +173,7 @@ int run_all(const NasCli& o, char cls, const config::MachineConfig& m) {
       continue;
     }
     const nas::Sampled r = predict(o, *k, p, m);
-    fmt::print("{:<6} {:>12.6f} {:>14.2f} {:>14.2f}  {}\n", k->name(), r.time_s, r.mops_total, r.mops_total / p.ranks,
+    fmt::print("{:<6} {:>12.6f} {:>14.2f} {:>14.2f}{}\n", k->name(), r.time_s, r.mops_total, r.mops_total / p.ranks,
                extrapolated_note(r));
   }
   return 0;
