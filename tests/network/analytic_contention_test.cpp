@@ -45,15 +45,15 @@ TEST_CASE("analytic NIC contention: one source sends its messages one after anot
             sent_one * static_cast<int64_t>(k) + h.net.zero_load(0, d, Bytes(bytes)).delivered);
   }
   // Without the option the eight messages travel side by side.
-  Harness free_(([&] {
+  Harness uncontended(([&] {
     NetworkConfig c = base;
     c.backend = "analytic";
     return c;
   })());
   for (EndpointId d = 1; d <= 8; ++d)
-    free_.send(0, d * 5 % t.endpoints(), bytes);
-  free_.run();
-  for (const auto& [id, r] : free_.records)
+    uncontended.send(0, d * 5 % t.endpoints(), bytes);
+  uncontended.run();
+  for (const auto& [id, r] : uncontended.records)
     REQUIRE(r.sent == sent_one);
 }
 
