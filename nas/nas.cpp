@@ -34,72 +34,72 @@ Rank::Rank() {
 }
 
 void Rank::send(int dest, uint64_t bytes, int tag, MGEN_Comm c) {
-  tally.add("send", bytes);
+  tally.add(Tally::kSend, bytes);
   MGEN_Send(nullptr, as_count(bytes), MGEN_BYTE, dest, tag, c);
 }
 
 void Rank::recv(int source, uint64_t bytes, int tag, MGEN_Comm c) {
-  tally.add("recv", bytes);
+  tally.add(Tally::kRecv, bytes);
   MGEN_Recv(nullptr, as_count(bytes), MGEN_BYTE, source, tag, c, MGEN_STATUS_IGNORE);
 }
 
 MGEN_Request Rank::isend(int dest, uint64_t bytes, int tag, MGEN_Comm c) {
-  tally.add("isend", bytes);
+  tally.add(Tally::kIsend, bytes);
   MGEN_Request r = MGEN_REQUEST_NULL;
   MGEN_Isend(nullptr, as_count(bytes), MGEN_BYTE, dest, tag, c, &r);
   return r;
 }
 
 MGEN_Request Rank::irecv(int source, uint64_t bytes, int tag, MGEN_Comm c) {
-  tally.add("irecv", bytes);
+  tally.add(Tally::kIrecv, bytes);
   MGEN_Request r = MGEN_REQUEST_NULL;
   MGEN_Irecv(nullptr, as_count(bytes), MGEN_BYTE, source, tag, c, &r);
   return r;
 }
 
 void Rank::sendrecv(int dest, uint64_t send_bytes, int source, uint64_t recv_bytes, int tag, MGEN_Comm c) {
-  tally.add("sendrecv", send_bytes);
+  tally.add(Tally::kSendrecv, send_bytes);
   MGEN_Sendrecv(nullptr, as_count(send_bytes), MGEN_BYTE, dest, tag, nullptr, as_count(recv_bytes), MGEN_BYTE, source,
                 tag, c, MGEN_STATUS_IGNORE);
 }
 
 void Rank::wait(MGEN_Request& r) {
-  tally.add("wait", 0);
+  tally.add(Tally::kWait, 0);
   MGEN_Wait(&r, MGEN_STATUS_IGNORE);
 }
 
 void Rank::waitall(std::vector<MGEN_Request>& rs) {
-  tally.add("waitall", 0);
+  tally.add(Tally::kWaitall, 0);
   MGEN_Waitall(static_cast<int>(rs.size()), rs.data(), MGEN_STATUSES_IGNORE);
   rs.clear();
 }
 
 void Rank::barrier(MGEN_Comm c) {
-  tally.add("barrier", 0);
+  tally.add(Tally::kBarrier, 0);
   MGEN_Barrier(c);
 }
 
 void Rank::bcast(uint64_t count, uint32_t type_size, int root, MGEN_Comm c) {
-  tally.add("bcast", count * type_size);
+  tally.add(Tally::kBcast, count * type_size);
   MGEN_Bcast(nullptr, as_count(count * type_size), MGEN_BYTE, root, c);
 }
 
 void Rank::reduce(uint64_t count, uint32_t type_size, int root, MGEN_Comm c) {
-  tally.add("reduce", count * type_size);
+  tally.add(Tally::kReduce, count * type_size);
   uint64_t n = count;
   const MGEN_Datatype t = element(type_size, n);
   MGEN_Reduce(nullptr, nullptr, as_count(n), t, MGEN_SUM, root, c);
 }
 
 void Rank::allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c) {
-  tally.add("allreduce", count * type_size);
+  tally.add(Tally::kAllreduce, count * type_size);
   uint64_t n = count;
   const MGEN_Datatype t = element(type_size, n);
   MGEN_Allreduce(nullptr, nullptr, as_count(n), t, MGEN_SUM, c);
 }
 
 void Rank::alltoall(uint64_t bytes_per_rank, MGEN_Comm c) {
-  tally.add("alltoall", bytes_per_rank);
+  tally.add(Tally::kAlltoall, bytes_per_rank);
   MGEN_Alltoall(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, c);
 }
 
@@ -119,29 +119,29 @@ void Rank::alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<
     rd[i] = as_count(at);
     at += recv_bytes[i];
   }
-  tally.add("alltoallv", total);
+  tally.add(Tally::kAlltoallv, total);
   MGEN_Alltoallv(nullptr, sc.data(), sd.data(), MGEN_BYTE, nullptr, rc.data(), rd.data(), MGEN_BYTE, c);
 }
 
 void Rank::allgather(uint64_t bytes_per_rank, MGEN_Comm c) {
-  tally.add("allgather", bytes_per_rank);
+  tally.add(Tally::kAllgather, bytes_per_rank);
   MGEN_Allgather(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, c);
 }
 
 void Rank::gather(uint64_t bytes_per_rank, int root, MGEN_Comm c) {
-  tally.add("gather", bytes_per_rank);
+  tally.add(Tally::kGather, bytes_per_rank);
   MGEN_Gather(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, root, c);
 }
 
 MGEN_Comm Rank::split(MGEN_Comm parent, int color, int key) {
-  tally.add("comm_split", 0);
+  tally.add(Tally::kCommSplit, 0);
   MGEN_Comm out = MGEN_COMM_NULL;
   MGEN_Comm_split(parent, color, key, &out);
   return out;
 }
 
 MGEN_Comm Rank::dup(MGEN_Comm parent) {
-  tally.add("comm_dup", 0);
+  tally.add(Tally::kCommDup, 0);
   MGEN_Comm out = MGEN_COMM_NULL;
   MGEN_Comm_dup(parent, &out);
   return out;

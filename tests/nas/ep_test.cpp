@@ -69,3 +69,17 @@ TEST_CASE("EP: Mop/s follows NPB's operation count", "[nas][ep]") {
   CHECK(k->mops({'C', 4}) == Approx(std::pow(2.0, 33) / 1e6));
   CHECK(k->iterations({'A', 4}) == 0);
 }
+
+TEST_CASE("A tally counts calls and bytes by NPB's call names; other names count nothing", "[nas][tally]") {
+  nas::Tally t;
+  t.add(nas::Tally::kSend, 100);
+  t.add(nas::Tally::kSend, 28);
+  t.add(nas::Tally::kCommDup, 0);
+  CHECK(t.calls_of("send") == 2);
+  CHECK(t.bytes_of("send") == 128);
+  CHECK(t.calls_of("comm_dup") == 1);
+  CHECK(t.calls_of("recv") == 0);
+  CHECK(t.calls_of("no_such_call") == 0);
+  CHECK(t.bytes_of("no_such_call") == 0);
+  CHECK(t.used() == std::vector<std::string>{"send", "comm_dup"});
+}

@@ -29,7 +29,7 @@ inline void check_tallies(const nas::Result& r, int ranks, const std::function<E
     const nas::Tally& t = r.tallies[static_cast<size_t>(rank)];
     INFO("rank " << rank);
     const Expected e = expect(rank);
-    CHECK(t.calls.size() == e.size());
+    CHECK(t.used().size() == e.size());
     for (const auto& [call, want] : e) {
       INFO(call);
       CHECK(t.calls_of(call) == want.first);
