@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ ninja-build pkg-config clang-format
   libtomlplusplus-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
-  libboost-fiber-dev libboost-context-dev libmpich-dev mpich
+  libboost-context-dev libmpich-dev mpich
   gnuplot-nox gfortran python3
 )
 

@@ -1,42 +1,30 @@
 // Ranks as fibers, scheduled by the engine.
 //
-// Every rank runs in a Boost.Fiber fiber on the engine's own thread. The scheduling
-// algorithm is a plain FIFO with no locks and no sleeping: the engine (the main context)
-// decides when a rank may run by making it ready and yielding; the rank runs until it blocks
-// in an MPI call (or returns) and control comes straight back. Simulated time never depends
-// on which fiber the algorithm picks — ranks do not touch simulation state — so one FIFO is
-// enough for bit-identical runs.
+// Every rank runs in a fiber (a Boost.Context fcontext: a stack of its own and the registers
+// saved on it) on the engine's thread. There is no scheduler beyond a FIFO of ready ranks: the
+// engine decides when a rank may run by making it ready; run_ready() hands control to the
+// first, and each rank, when it suspends or returns, hands it straight to the next ready one,
+// the last back to the engine. A switch is one jump (about 11 ns here). Simulated time never
+// depends on the order fibers run in (ranks do not touch simulation state), but the FIFO keeps
+// it fixed anyway.
+//
+// Boost.Context's low-level layer is used directly, as Boost.Fiber itself does, rather than
+// Boost.Fiber's scheduler (clock reads and thread-local lookups on every switch) or
+// boost::context::fiber: the runtime must see the saved context to prefetch it, and an
+// fcontext owns nothing, so a rank that never finished is simply not resumed again.
 //
 // Stacks come from one reservation. Up to kGuardedLimit ranks each stack gets a PROT_NONE guard
 // page; beyond that the kernel's map-count limit (65530 mappings by default) forbids one mapping
 // per stack, so a canary word at the stack bottom is checked instead at every switch.
 #pragma once
 
-#include <boost/fiber/algo/algorithm.hpp>
-#include <boost/fiber/context.hpp>
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/scheduler.hpp>
+#include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <vector>
 
 namespace mgen::runtime {
-
-// FIFO of ready fibers; the engine is the only one that makes ranks ready.
-class EngineScheduler : public boost::fibers::algo::algorithm {
- public:
-  void awakened(boost::fibers::context* ctx) noexcept override { ready_.push_back(*ctx); }
-  boost::fibers::context* pick_next() noexcept override;
-  bool has_ready_fibers() const noexcept override { return !ready_.empty(); }
-  // Nothing ever sleeps on wall-clock time: when no rank is ready the engine is.
-  void suspend_until(std::chrono::steady_clock::time_point const&) noexcept override {}
-  void notify() noexcept override {}
-
- private:
-  boost::fibers::scheduler::ready_queue_type ready_;
-};
 
 class StackPool {
  public:
@@ -48,6 +36,7 @@ class StackPool {
 
   size_t stack_bytes() const { return stack_bytes_; }
   void* stack_top(size_t i) const;     // stacks grow down from here
+  char* bottom(size_t i) const;        // the lowest usable byte of stack i
   bool canary_intact(size_t i) const;  // false once the stack bottom was written over
   bool guarded() const { return guarded_; }
   // The usable bottom of the stack holding `address`, or null if no stack of the pool does.
@@ -62,10 +51,10 @@ class StackPool {
 };
 
 // Under AddressSanitizer, call right before a throw and first in every catch block that runs
-// on a rank's stack: ASan cannot see Boost.Fiber's stack switches (google/sanitizers#189), so
-// it does not clear the stack below a throw (its own handler then trips over stale redzones)
-// nor the frames an exception skipped. This clears the rank's stack below the caller's frame.
-// Without ASan it does nothing.
+// on a rank's stack: it clears the rank's stack below the caller's frame, so that redzones of
+// frames an exception skipped cannot trip ASan later (google/sanitizers#189). Every switch is
+// also announced to ASan (see fiber_runtime.cpp), which by itself ended the false reports;
+// this stays as a second line. Without ASan it does nothing.
 void forget_unwound_frames();
 
 // Runs `count` fibers, fiber i executing body(i), with stacks of `stack_bytes`.
@@ -73,26 +62,39 @@ class FiberRuntime {
  public:
   FiberRuntime(size_t count, size_t stack_bytes);
   ~FiberRuntime();
+  FiberRuntime(const FiberRuntime&) = delete;
+  FiberRuntime& operator=(const FiberRuntime&) = delete;
 
-  // Creates the fibers; none runs until resume().
+  // Creates the fibers and runs each until it first suspends (or returns).
   void spawn(const std::function<void(size_t)>& body);
-  // From the engine (main context): runs fiber i until it suspends or finishes.
-  void resume(size_t i);
-  // Batch form: mark fibers ready, then run them all (in the order marked); each hands over
-  // straight to the next, and the last one back to the engine.
+  // From the engine: mark fibers ready, then run them all (in the order marked); each hands
+  // over straight to the next, and the last one back to the engine.
   void make_ready(size_t i);
   void run_ready();
-  // From fiber i: gives control back to the engine until resumed.
+  // From fiber i: gives control to the next ready fiber, or back to the engine, until resumed.
   void suspend(size_t i);
   bool finished(size_t i) const { return finished_[i]; }
   bool stack_intact(size_t i) const { return pool_.canary_intact(i); }
   const StackPool& stacks() const { return pool_; }
 
  private:
-  struct Allocator;
+  using Context = boost::context::detail::fcontext_t;
+  static void entry(boost::context::detail::transfer_t t);
+  // The context to run next: the first ready fiber's, or the engine's.
+  Context& next();
+  // Saves the running context in `self` and switches to next(); returns when resumed.
+  void switch_from(Context& self);
+  // At every resume point: keeps the context that switched here where from_ says.
+  void arrived(Context from);
+
   StackPool pool_;
-  std::vector<boost::fibers::fiber> fibers_;
-  std::vector<boost::fibers::context*> contexts_;
+  std::function<void(size_t)> body_;
+  std::vector<Context> contexts_;  // each suspended fiber's; stale while it runs
+  Context engine_ = nullptr;       // the engine's, while fibers run
+  Context* from_ = nullptr;        // where the context switching away is to be kept
+  size_t running_ = 0;             // the fiber last switched to
+  std::vector<uint32_t> ready_;
+  size_t ready_head_ = 0;
   std::vector<uint8_t> finished_;
 };
 
