@@ -1,9 +1,12 @@
 // IS: NPB 3.3 MPI's integer sort (bucket sort of uniformly seeded, bell-shaped keys). Every
 // ranking sums the bucket sizes of all processes (MPI_Allreduce), tells every process how many
 // keys it will get (MPI_Alltoall) and moves the keys there (MPI_Alltoallv); the full
-// verification passes one key along the process chain. Derivation: nas/docs/is.md.
+// verification passes one key along the process chain. The skeleton generates NPB's own keys
+// (create_seq), so its bucket counts, and with them every alltoallv size, are NPB's.
+// Derivation: nas/docs/is.md.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -31,16 +34,53 @@ const IsClass& params(char cls) {
   throw std::invalid_argument(fmt::format("IS has no class {}", cls));
 }
 
-// What one process holds: NUM_KEYS keys, NUM_BUCKETS buckets, and after the exchange (in
-// expectation, see nas/docs/is.md) a key range of MAX_KEY / np values.
-struct Sizes {
-  uint64_t keys, buckets, range;
+// randlc's generator, x_{k+1} = a x_k mod 2^46, in integers: randlc returns x 2^-46 and every
+// step of its double arithmetic is exact, so the integers are the same numbers.
+constexpr uint64_t kModMask = (uint64_t{1} << 46) - 1;
+constexpr uint64_t kSeed = 314159265, kMultiplier = 1220703125;
+
+// Modulo 2^64 first (unsigned wrap-around), which keeps the product modulo 2^46.
+uint64_t mul46(uint64_t a, uint64_t b) {
+  return (a * b) & kModMask;
+}
+
+uint64_t pow46(uint64_t a, uint64_t e) {
+  uint64_t r = 1;
+  for (; e > 0; e >>= 1, a = mul46(a, a)) {
+    if (e & 1) r = mul46(r, a);
+  }
+  return r;
+}
+
+// One process's keys as rank() sees them: how many fall in each bucket, and the first
+// 2 MAX_ITERATIONS + 1 keys, which rank() overwrites on process 0.
+struct Keys {
+  std::vector<int32_t> buckets;
+  std::array<int64_t, 2 * kIterations + 1> first{};
 };
 
-Sizes sizes(const IsClass& c, int np) {
-  const uint64_t n = static_cast<uint64_t>(np);
-  return {(uint64_t{1} << c.total_keys_log2) / n * static_cast<uint64_t>(c.min_procs), uint64_t{1} << c.buckets_log2,
-          (uint64_t{1} << c.max_key_log2) / n};
+// create_seq on process `me` of `np`: find_my_seed starts it 4 NUM_KEYS numbers into the
+// stream per process before it; key = MAX_KEY/4 (x1 + x2 + x3 + x4), which in integers is the
+// sum shifted right by 48 - MAX_KEY_LOG_2, and its bucket the sum shifted by 48 -
+// NUM_BUCKETS_LOG_2. The stream is stepped as four interleaved chains (a^4 apart), which
+// gives the same numbers without waiting on one multiplication at a time.
+Keys create_seq(const IsClass& c, uint64_t keys, uint64_t me) {
+  Keys k;
+  k.buckets.assign(size_t{1} << c.buckets_log2, 0);
+  const uint64_t a4 = pow46(kMultiplier, 4);
+  uint64_t x[4];
+  x[0] = mul46(kSeed, pow46(kMultiplier, 4 * keys * me + 1));
+  for (int j = 1; j < 4; ++j)
+    x[j] = mul46(x[j - 1], kMultiplier);
+  const int key_shift = 48 - c.max_key_log2, bucket_shift = 48 - c.buckets_log2;
+  for (uint64_t i = 0; i < keys; ++i) {
+    const uint64_t sum = x[0] + x[1] + x[2] + x[3];
+    ++k.buckets[sum >> bucket_shift];
+    if (i < k.first.size()) k.first[i] = static_cast<int64_t>(sum >> key_shift);
+    for (uint64_t& v : x)
+      v = mul46(v, a4);
+  }
+  return k;
 }
 
 class Is final : public Kernel {
@@ -69,56 +109,98 @@ class Is final : public Kernel {
 
   void run(const Problem& p, Rank& r) const override {
     const IsClass& c = params(p.cls);
-    const Sizes s = sizes(c, r.size());
-    const double keys = static_cast<double>(s.keys);
-    r.bcast(1, 4, 0);  // timeron
+    const uint64_t keys = (uint64_t{1} << c.total_keys_log2) / static_cast<uint64_t>(r.size()) *
+                          static_cast<uint64_t>(c.min_procs);  // NUM_KEYS
+    r.bcast(1, 4, 0);                                          // timeron
     // create_seq: four randlc per key, summed and scaled to an integer key.
-    r.compute(keys * (4 * kRandlc + 5), 4 * keys);
-    // The expected split (nas/docs/is.md): NUM_KEYS / np keys to every process, the remainder
-    // spread by a rotation so each process both sends and receives exactly NUM_KEYS keys.
-    const uint64_t np = static_cast<uint64_t>(r.size()), me = static_cast<uint64_t>(r.rank());
-    const uint64_t q = s.keys / np, rem = s.keys % np;
-    std::vector<uint64_t> send(np), recv(np);
-    for (uint64_t j = 0; j < np; ++j) {
-      send[j] = 4 * (q + ((j + np - me) % np < rem ? 1 : 0));
-      recv[j] = 4 * (q + ((me + np - j) % np < rem ? 1 : 0));
-    }
-    rank(s, r, send, recv);  // one untimed ranking
+    Keys k = create_seq(c, keys, static_cast<uint64_t>(r.rank()));
+    r.compute(static_cast<double>(keys) * (4 * kRandlc + 5), 4 * static_cast<double>(keys));
+    Ranking last = rank(c, keys, 1, k, r);  // one untimed ranking
     r.timer_start();
-    for (int it = 0; it < timed_iterations(p, kIterations); ++it)
-      rank(s, r, send, recv);
+    for (int it = 1; it <= timed_iterations(p, kIterations); ++it)
+      last = rank(c, keys, it, k, r);
     r.timer_stop();
     r.reduce(1, 8, 0);  // the slowest time (MPI_MAX)
-    full_verify(s, r);
+    full_verify(last.keys, r);
     r.reduce(1, 4, 0);  // passed_verification
   }
 
  private:
-  static void rank(const Sizes& s, Rank& r, const std::vector<uint64_t>& send, const std::vector<uint64_t>& recv) {
-    const double keys = static_cast<double>(s.keys), buckets = static_cast<double>(s.buckets),
-                 range = static_cast<double>(s.range);
+  // What a ranking leaves this process: the keys it ranked (full_verify sorts them).
+  struct Ranking {
+    uint64_t keys = 0;
+  };
+
+  // is.c's rank(iteration).
+  static Ranking rank(const IsClass& c, uint64_t keys, int iteration, Keys& k, Rank& r) {
+    const double n = static_cast<double>(keys), buckets = static_cast<double>(k.buckets.size());
+    const size_t np = static_cast<size_t>(r.size()), me = static_cast<size_t>(r.rank());
+    // Process 0 overwrites two keys each iteration: key[it] = it, key[it + 10] = MAX_KEY - it.
+    if (me == 0) {
+      const int shift = c.max_key_log2 - c.buckets_log2;
+      auto set = [&](size_t i, int64_t key) {
+        --k.buckets[static_cast<size_t>(k.first[i] >> shift)];
+        ++k.buckets[static_cast<size_t>(key >> shift)];
+        k.first[i] = key;
+      };
+      set(static_cast<size_t>(iteration), iteration);
+      set(static_cast<size_t>(iteration + kIterations), (int64_t{1} << c.max_key_log2) - iteration);
+    }
     // Clear the bucket arrays; count keys per bucket (read key, shift, increment); prefix sums;
     // scatter every key into its bucket (read 4 bytes, write 4 with the line's allocation).
-    r.compute(5 * keys + 2 * buckets, 16 * keys + 16 * buckets);
-    r.allreduce(s.buckets + kTestKeys, 4);
-    r.compute(4 * buckets, 8 * buckets);  // cut the bucket totals into np runs of ~NUM_KEYS keys
-    r.alltoall(4);                        // send_count -> recv_count
-    r.alltoallv(send, recv);              // the keys
-    // Clear the local key range; count each received key (read it, increment its slot);
-    // prefix-sum the range into ranks; the lesser-key totals over the bucket table.
-    r.compute(2 * keys + range + 2 * buckets, 12 * keys + 16 * range);
+    r.compute(5 * n + 2 * buckets, 16 * n + 16 * buckets);
+    std::vector<int32_t> sizes(k.buckets), totals;
+    sizes.resize(k.buckets.size() + kTestKeys, 0);  // the test keys' values do not matter here
+    r.allreduce(sizes, totals);
+    // Owner j gets the buckets from where owner j - 1 stopped to the first where the running
+    // total reaches (j + 1) NUM_KEYS; one owner at most per bucket, so near np = NUM_BUCKETS
+    // the last owners get none (first > last).
+    std::vector<int32_t> send_count(np, 0), recv_count;
+    std::vector<int64_t> first(np, 1), last(np, 0);
+    first.at(0) = 0;
+    int64_t total = 0, local = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < k.buckets.size(); ++i) {
+      total += totals[i];
+      local += k.buckets[i];
+      if (j < np && total >= static_cast<int64_t>((j + 1) * keys)) {
+        send_count[j] = static_cast<int32_t>(local);
+        if (j > 0) first[j] = last[j - 1] + 1;
+        last[j++] = static_cast<int64_t>(i);
+        local = 0;
+      }
+    }
+    r.compute(4 * buckets, 8 * buckets);
+    r.alltoall(send_count, recv_count);
+    std::vector<uint64_t> send(np), recv(np);
+    Ranking out;
+    for (size_t q = 0; q < np; ++q) {
+      send[q] = 4 * static_cast<uint64_t>(send_count[q]);
+      recv[q] = 4 * static_cast<uint64_t>(recv_count[q]);
+      out.keys += static_cast<uint64_t>(recv_count[q]);
+    }
+    r.alltoallv(send, recv);
+    // Clear this process's key range (its buckets' keys); count each received key (read it,
+    // increment its slot); prefix-sum the range into ranks; the lesser-key totals over the
+    // bucket table.
+    const double range = first[me] <= last[me] ? std::ldexp(static_cast<double>(last[me] - first[me] + 1),
+                                                            c.max_key_log2 - c.buckets_log2)
+                                               : 0.0;
+    const double ranked = static_cast<double>(out.keys);
+    r.compute(2 * ranked + range + 2 * buckets, 12 * ranked + 16 * range);
+    return out;
   }
 
-  // Untimed: the final sort by the last ranking, the largest key to the next process, the
-  // order check.
-  static void full_verify(const Sizes& s, Rank& r) {
-    const double keys = static_cast<double>(s.keys);
-    r.compute(3 * keys, 20 * keys);
+  // Untimed: the final sort of the keys this process ranked, its largest key to the next
+  // process, the order check.
+  static void full_verify(uint64_t ranked, Rank& r) {
+    const double n = static_cast<double>(ranked);
+    r.compute(3 * n, 20 * n);
     MGEN_Request q = MGEN_REQUEST_NULL;
     if (r.rank() > 0) q = r.irecv(r.rank() - 1, 4, 1000);
     if (r.rank() < r.size() - 1) r.send(r.rank() + 1, 4, 1000);
     if (r.rank() > 0) r.wait(q);
-    r.compute(keys, 4 * keys);
+    r.compute(n, 4 * n);
   }
 };
 

@@ -98,6 +98,18 @@ void Rank::allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c) {
   MGEN_Allreduce(nullptr, nullptr, as_count(n), t, MGEN_SUM, c);
 }
 
+void Rank::allreduce(const std::vector<int32_t>& values, std::vector<int32_t>& sums, MGEN_Comm c) {
+  tally.add(Tally::kAllreduce, 4 * values.size());
+  sums.resize(values.size());
+  MGEN_Allreduce(values.data(), sums.data(), as_count(values.size()), MGEN_INT, MGEN_SUM, c);
+}
+
+void Rank::alltoall(const std::vector<int32_t>& send, std::vector<int32_t>& recv, MGEN_Comm c) {
+  tally.add(Tally::kAlltoall, 4);
+  recv.resize(send.size());
+  MGEN_Alltoall(send.data(), 1, MGEN_INT, recv.data(), 1, MGEN_INT, c);
+}
+
 void Rank::alltoall(uint64_t bytes_per_rank, MGEN_Comm c) {
   tally.add(Tally::kAlltoall, bytes_per_rank);
   MGEN_Alltoall(nullptr, as_count(bytes_per_rank), MGEN_BYTE, nullptr, as_count(bytes_per_rank), MGEN_BYTE, c);
@@ -119,7 +131,7 @@ void Rank::alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<
     rd[i] = as_count(at);
     at += recv_bytes[i];
   }
-  tally.add(Tally::kAlltoallv, total);
+  tally.add(Tally::kAlltoallv, total, at);
   MGEN_Alltoallv(nullptr, sc.data(), sd.data(), MGEN_BYTE, nullptr, rc.data(), rd.data(), MGEN_BYTE, c);
 }
 

@@ -61,12 +61,15 @@ struct Tally {
       "send",   "recv",      "isend",    "irecv",     "sendrecv",  "wait",   "waitall",    "barrier", "bcast",
       "reduce", "allreduce", "alltoall", "alltoallv", "allgather", "gather", "comm_split", "comm_dup"};
 
-  void add(Call c, uint64_t b) {
+  void add(Call c, uint64_t sent, uint64_t received = 0) {
     ++calls_[c];
-    bytes_[c] += b;
+    bytes_[c] += sent;
+    received_[c] += received;
   }
   uint64_t calls_of(const std::string& c) const { return calls_[slot(c)]; }
   uint64_t bytes_of(const std::string& c) const { return bytes_[slot(c)]; }
+  // The receive side, where it depends on the data (alltoallv: the sum over sources).
+  uint64_t received_of(const std::string& c) const { return received_[slot(c)]; }
   // The calls made at least once, in kNames order.
   std::vector<std::string> used() const {
     std::vector<std::string> out;
@@ -84,7 +87,7 @@ struct Tally {
       ++i;
     return i;
   }
-  std::array<uint64_t, kCalls + 1> calls_{}, bytes_{};
+  std::array<uint64_t, kCalls + 1> calls_{}, bytes_{}, received_{};
 };
 
 // A rank's view while its skeleton runs: MPI calls on null buffers (sizes only), counted in
@@ -111,6 +114,10 @@ class Rank {
   void bcast(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
   void reduce(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
   void allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c = MGEN_COMM_WORLD);
+  // With data (IS's bucket counts): element-wise sum of 4-byte ints into `sums`; one int to and
+  // from each process.
+  void allreduce(const std::vector<int32_t>& values, std::vector<int32_t>& sums, MGEN_Comm c = MGEN_COMM_WORLD);
+  void alltoall(const std::vector<int32_t>& send, std::vector<int32_t>& recv, MGEN_Comm c = MGEN_COMM_WORLD);
   void alltoall(uint64_t bytes_per_rank, MGEN_Comm c = MGEN_COMM_WORLD);
   void alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<uint64_t>& recv_bytes,
                  MGEN_Comm c = MGEN_COMM_WORLD);
