@@ -33,18 +33,22 @@ class Channel {
     world_.wait_all(rank_, &q, 1);
     rank_.free_request_slot(q);
   }
-  // Waits for every request and empties the vector.
+  // Waits for every request and frees them.
+  void waitall(const uint32_t* qs, uint32_t n) {
+    world_.wait_all(rank_, qs, n);
+    for (uint32_t i = 0; i < n; ++i)
+      rank_.free_request_slot(qs[i]);
+  }
+  // The same, and empties the vector.
   void waitall(std::vector<uint32_t>& qs) {
-    world_.wait_all(rank_, qs.data(), static_cast<uint32_t>(qs.size()));
-    for (uint32_t q : qs)
-      rank_.free_request_slot(q);
+    waitall(qs.data(), static_cast<uint32_t>(qs.size()));
     qs.clear();
   }
   void send(const void* buf, uint64_t bytes, int peer, int tag) { wait(isend(buf, bytes, peer, tag)); }
   void recv(void* buf, uint64_t bytes, int peer, int tag) { wait(irecv(buf, bytes, peer, tag)); }
   void sendrecv(const void* sbuf, uint64_t sbytes, int dst, void* rbuf, uint64_t rbytes, int src, int tag) {
-    std::vector<uint32_t> qs{irecv(rbuf, rbytes, src, tag), isend(sbuf, sbytes, dst, tag)};
-    waitall(qs);
+    const uint32_t qs[2] = {irecv(rbuf, rbytes, src, tag), isend(sbuf, sbytes, dst, tag)};
+    waitall(qs, 2);
   }
 
   // inout = in (op) inout, elementwise; nothing when either buffer is null (size-only runs).

@@ -109,10 +109,10 @@ inline const char* at(const void* base, uint64_t offset) {
 // message is left out on both ends: uneven splits (count < p) cost no zero-byte messages.
 inline void exchange(Channel& ch, const void* sbuf, uint64_t sbytes, int dst, void* rbuf, uint64_t rbytes, int src,
                      int tag) {
-  std::vector<uint32_t> qs;
-  if (rbytes > 0) qs.push_back(ch.irecv(rbuf, rbytes, src, tag));
-  if (sbytes > 0) qs.push_back(ch.isend(sbuf, sbytes, dst, tag));
-  ch.waitall(qs);
+  uint32_t qs[2], n = 0;
+  if (rbytes > 0) qs[n++] = ch.irecv(rbuf, rbytes, src, tag);
+  if (sbytes > 0) qs[n++] = ch.isend(sbuf, sbytes, dst, tag);
+  ch.waitall(qs, n);
 }
 
 // acc = (lower op higher) over `count` elements, where `tmp` holds the other operand and may

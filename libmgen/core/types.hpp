@@ -1,10 +1,10 @@
 // Values shared by the rank side (fibers) and the engine side of libmgen.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -126,24 +126,76 @@ struct RankStats {
   uint64_t calls = 0;
 };
 
-// A counter per peer rank. Most ranks talk to a handful of peers, so those live in a short
-// array scanned in one or two cache lines; a rank with many peers (all-to-all) spills into a
-// hash map.
-class PeerCounters {
+// A value per peer rank (a sequence counter, a queue's bin). Most ranks talk to a handful of
+// peers, so those live in a short array scanned in one or two cache lines; a rank with many
+// peers (all-to-all) spills into an open-addressing table (linear probing, kept at most half
+// full), which costs one or two cache lines per lookup where std::unordered_map cost a hash, a
+// bucket and a node. Entries are never removed.
+template <class V>
+class PeerMap {
  public:
-  uint64_t& operator[](RankId peer) {
-    for (auto& [p, v] : few_) {
-      if (p == peer) return v;
+  V& operator[](RankId peer) {
+    if (table_.empty()) {
+      for (auto& [p, v] : few_) {
+        if (p == peer) return v;
+      }
+      if (few_.size() < kFew) return few_.emplace_back(peer, V{}).second;
+      grow();  // the short array moves into the table
     }
-    if (few_.size() < kFew && many_.empty()) return few_.emplace_back(peer, 0).second;
-    return many_[peer];
+    return find_or_add(peer);
+  }
+
+  // Null if `peer` has no entry.
+  V* find(RankId peer) {
+    if (table_.empty()) {
+      for (auto& [p, v] : few_) {
+        if (p == peer) return &v;
+      }
+      return nullptr;
+    }
+    for (size_t i = slot_of(peer);; i = (i + 1) & (table_.size() - 1)) {
+      if (table_[i].first == peer) return &table_[i].second;
+      if (table_[i].first == kEmpty) return nullptr;
+    }
   }
 
  private:
   static constexpr size_t kFew = 8;
-  std::vector<std::pair<RankId, uint64_t>> few_;
-  std::unordered_map<RankId, uint64_t> many_;
+  static constexpr RankId kEmpty = ~RankId{0};
+
+  size_t slot_of(RankId peer) const { return (peer * 0x9E3779B1u) & (table_.size() - 1); }
+
+  V& find_or_add(RankId peer) {
+    for (size_t i = slot_of(peer);; i = (i + 1) & (table_.size() - 1)) {
+      if (table_[i].first == peer) return table_[i].second;
+      if (table_[i].first != kEmpty) continue;
+      if (2 * (used_ + 1) > table_.size()) {
+        grow();
+        return find_or_add(peer);
+      }
+      ++used_;
+      table_[i] = {peer, V{}};
+      return table_[i].second;
+    }
+  }
+
+  void grow() {
+    std::vector<std::pair<RankId, V>> old;
+    old.swap(table_.empty() ? few_ : table_);
+    table_.assign(std::max<size_t>(4 * kFew, 2 * old.size()), {kEmpty, V{}});
+    used_ = 0;
+    for (const auto& [p, v] : old) {
+      if (p == kEmpty) continue;
+      find_or_add(p) = v;
+    }
+  }
+
+  std::vector<std::pair<RankId, V>> few_;
+  std::vector<std::pair<RankId, V>> table_;  // empty until there are more than kFew peers
+  size_t used_ = 0;
 };
+
+using PeerCounters = PeerMap<uint64_t>;
 
 // One interval of a rank's timeline.
 struct TimelineEntry {

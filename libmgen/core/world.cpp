@@ -301,30 +301,25 @@ bool World::evaluate_block(Rank& r) {
       return b.flag;
     case Block::kProbe:
     case Block::kIprobe: {
-      b.flag = false;
-      for (uint32_t slot : r.unexpected) {
+      const uint32_t n = r.unexpected.find(b.src, [&](uint32_t slot) {
         const Envelope& env = transfers_[slot].env;
-        if (env.context != b.context) continue;
-        if (b.src != kAnySource && static_cast<RankId>(b.src) != env.src) continue;
-        if (b.tag != kAnyTag && b.tag != env.tag) continue;
-        b.flag = true;
+        return env.context == b.context && (b.tag == kAnyTag || b.tag == env.tag);
+      });
+      b.flag = n != kNone;
+      if (b.flag) {
+        const Envelope& env = transfers_[r.unexpected.id(n)].env;
         b.status = Status{env.src_rank, env.tag, 0, env.bytes};
-        break;
       }
       return b.flag || b.kind == Block::kIprobe;
     }
     case Block::kCancel: {
       // A receive not yet matched leaves the posted queue and completes as cancelled.
       const uint32_t q = b.reqs[0];
-      b.flag = false;
-      for (size_t i = 0; i < r.posted.size(); ++i) {
-        if (r.posted[i] != q) continue;
-        r.posted.erase(r.posted.begin() + static_cast<ptrdiff_t>(i));
+      b.flag = r.posted.remove(q);
+      if (b.flag) {
         r.requests[q].complete = true;
         r.requests[q].status = Status{};
         r.requests[q].status.cancelled = true;
-        b.flag = true;
-        break;
       }
       return true;
     }
@@ -751,14 +746,13 @@ void World::start_send(RankId id, uint32_t q) {
 
 void World::start_recv(RankId id, uint32_t q) {
   Rank& r = ranks_[id];
-  for (size_t i = 0; i < r.unexpected.size(); ++i) {
-    const uint32_t slot = r.unexpected[i];
-    if (!matches(r.requests[q], transfers_[slot].env)) continue;
-    r.unexpected.erase(r.unexpected.begin() + static_cast<ptrdiff_t>(i));
-    match(id, q, slot);
+  const Request& req = r.requests[q];
+  const uint32_t n = r.unexpected.find(req.want_src, [&](uint32_t slot) { return matches(req, transfers_[slot].env); });
+  if (n != kNone) {
+    match(id, q, r.unexpected.erase(n));
     return;
   }
-  r.posted.push_back(q);
+  r.posted.push(q, req.want_src);
 }
 
 void World::start_put(RankId id, uint32_t q) {
@@ -812,14 +806,13 @@ void World::deliver_in_order(RankId dst, uint32_t slot) {
   Rank& r = ranks_[dst];
   const Envelope& env = transfers_[slot].env;
   ++r.recv_seq[env.src];
-  for (size_t i = 0; i < r.posted.size(); ++i) {
-    const uint32_t q = r.posted[i];
-    if (!matches(r.requests[q], env)) continue;
-    r.posted.erase(r.posted.begin() + static_cast<ptrdiff_t>(i));
-    match(dst, q, slot);
+  const uint32_t n =
+      r.posted.find_for(static_cast<int>(env.src), [&](uint32_t q) { return matches(r.requests[q], env); });
+  if (n != kNone) {
+    match(dst, r.posted.erase(n), slot);
     return;
   }
-  r.unexpected.push_back(slot);
+  r.unexpected.push(slot, static_cast<int>(env.src));
   if (r.block.kind == Block::kProbe) wake_if_ready(r);
 }
 

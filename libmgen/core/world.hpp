@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/match_queue.hpp"
 #include "core/types.hpp"
 #include "mgen/mpi/config.hpp"
 #include "mgen/mpi/run.hpp"
@@ -51,9 +52,9 @@ struct Rank {
   uint32_t free_request = kNone;
 
   // Engine side of matching.
-  std::vector<uint32_t> posted;      // receive requests, in posting order
-  std::vector<uint32_t> unexpected;  // arrived eager messages and rendezvous requests (transfer slots)
-  std::vector<uint32_t> early;       // arrived ahead of an earlier message from the same sender
+  MatchQueue posted;            // receive requests, in posting order
+  MatchQueue unexpected;        // arrived eager messages and rendezvous requests (transfer slots)
+  std::vector<uint32_t> early;  // arrived ahead of an earlier message from the same sender
   PeerCounters send_seq, recv_seq;
   std::unordered_map<int32_t, uint32_t> put_arrivals;  // RDMA puts landed, per tag, not yet polled
 

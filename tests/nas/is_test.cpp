@@ -3,8 +3,8 @@
 
 #include <cmath>
 #include <map>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "nas_common.hpp"
 
@@ -131,8 +131,7 @@ std::vector<uint64_t> npb_keys_ranked(int total_log2, int max_key_log2, int buck
 
 }  // namespace
 
-TEST_CASE("IS moves NPB's own keys: every rank ranks what it would in a real run (S, W, A at 4, 8, 16)",
-          "[nas][is]") {
+TEST_CASE("IS moves NPB's own keys: every rank ranks what it would in a real run (S, W, A at 4, 8, 16)", "[nas][is]") {
   const auto k = nas::make_is();
   struct C {
     char cls;
