@@ -32,14 +32,20 @@ const LuClass& params(char cls) {
   throw std::invalid_argument(fmt::format("LU has no class {}", cls));
 }
 
-// proc_grid: xdim = 2^ceil(log2(np) / 2) rows, ydim = np / xdim columns.
-void process_grid(int np, int& xdim, int& ydim) {
-  int ndim = 0;
-  while ((2 << ndim) <= np)
-    ++ndim;
-  xdim = 1 << (ndim / 2);
-  if (ndim % 2 == 1) xdim *= 2;
+// proc_grid as NPB 3.3.1 builds it (setparams' isqrt2 picks xdim at compile time): the factor
+// pair np = xdim x ydim closest to square, xdim >= ydim, searched upwards from xdim =
+// ceil(sqrt(np)), and only while xdim <= 2 ydim. For powers of two this is NPB 3.3's
+// xdim = 2^ceil(log2(np) / 2). False if there is none (14 = 7 x 2, 22 = 11 x 2).
+bool process_grid(int np, int& xdim, int& ydim) {
+  xdim = 1;
+  while (xdim * xdim < np)
+    ++xdim;
   ydim = np / xdim;
+  while (xdim * ydim != np && 2 * ydim >= xdim) {
+    ++xdim;
+    ydim = np / xdim;
+  }
+  return xdim * ydim == np && 2 * ydim >= xdim;
 }
 
 // One process's place (proc_grid, neighbors, subdomain, setcoeff), with NPB's 1-based
@@ -128,9 +134,13 @@ class Lu final : public Kernel {
   std::string check(const Problem& p) const override {
     std::string why = check_class("LU", p.cls, "SWABCDE");
     if (!why.empty()) return why;
-    if (!power_of_two(p.ranks)) return fmt::format("LU needs a power-of-two number of processes (got {})", p.ranks);
     int xdim = 1, ydim = 1;
-    process_grid(p.ranks, xdim, ydim);
+    if (p.ranks < 1 || !process_grid(p.ranks, xdim, ydim)) {
+      return fmt::format(
+          "LU needs a process count that factors as xdim x ydim with ydim <= xdim <= 2 ydim (NPB 3.3.1's "
+          "proc_grid; got {})",
+          p.ranks);
+    }
     const int n = params(p.cls).n;
     if (n / xdim < kMinLocal || n / ydim < kMinLocal) {
       return fmt::format(

@@ -54,12 +54,13 @@ Expect lu_expect(const LuCase& c, int X, int Y, int r, int col) {
 
 }  // namespace
 
-TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 8, 16)", "[nas][lu]") {
+TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 6, 8, 12, 16)", "[nas][lu]") {
   const auto k = nas::make_lu();
   for (LuCase c : {LuCase{'S', 12, 50}, LuCase{'W', 33, 300}, LuCase{'A', 64, 250}}) {
-    for (int np : {4, 8, 16}) {
-      // proc_grid: 2^ceil(log2(np) / 2) rows.
-      const int X = np == 4 ? 2 : 4, Y = np / X;
+    for (int np : {4, 6, 8, 12, 16}) {
+      // proc_grid: the factor pair closest to square, the larger one the rows: 2 x 2, 3 x 2,
+      // 4 x 2 (2^ceil(log2(np) / 2) rows for powers of two), 4 x 3, 4 x 4.
+      const int X = np == 4 ? 2 : np == 6 ? 3 : 4, Y = np / X;
       INFO("class " << c.cls << ", " << np << " processes");
       if (c.n / X < 4) {
         // Class S's 12 points over 4 rows leave 3 per process: subdomain stops NPB there.
@@ -97,7 +98,12 @@ TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at
 
 TEST_CASE("LU refuses process counts and classes NPB cannot use, naming the rule", "[nas][lu]") {
   const auto k = nas::make_lu();
-  CHECK_THAT(k->check({'A', 12}), Catch::Contains("power-of-two"));
+  // NPB 3.3.1: any np = xdim x ydim with ydim <= xdim <= 2 ydim (6 = 3 x 2, 24 = 6 x 4), not
+  // 3, 14 = 7 x 2 or 22 = 11 x 2.
+  for (int np : {3, 14, 22, 0})
+    CHECK_THAT(k->check({'A', np}), Catch::Contains("ydim <= xdim <= 2 ydim"));
+  CHECK(k->check({'A', 24}).empty());
+  CHECK(k->check({'A', 96}).empty());
   CHECK_THAT(k->check({'F', 4}), Catch::Contains("classes SWABCDE"));
   CHECK_THAT(k->check({'S', 8}), Catch::Contains("4x2 process grid leaves subdomains of 3x6"));
   CHECK_THAT(k->check({'C', 2048}), Catch::Contains("at least 4"));
