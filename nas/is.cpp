@@ -64,7 +64,7 @@ struct Keys {
 // sum shifted right by 48 - MAX_KEY_LOG_2, and its bucket the sum shifted by 48 -
 // NUM_BUCKETS_LOG_2. The stream is stepped as four interleaved chains (a^4 apart), which
 // gives the same numbers without waiting on one multiplication at a time.
-Keys create_seq(const IsClass& c, uint64_t keys, uint64_t me) {
+Keys create_seq(const IsClass& c, uint64_t keys, uint64_t me, uint64_t generate) {
   Keys k;
   k.buckets.assign(size_t{1} << c.buckets_log2, 0);
   const uint64_t a4 = pow46(kMultiplier, 4);
@@ -73,7 +73,7 @@ Keys create_seq(const IsClass& c, uint64_t keys, uint64_t me) {
   for (int j = 1; j < 4; ++j)
     x[j] = mul46(x[j - 1], kMultiplier);
   const int key_shift = 48 - c.max_key_log2, bucket_shift = 48 - c.buckets_log2;
-  for (uint64_t i = 0; i < keys; ++i) {
+  for (uint64_t i = 0; i < generate; ++i) {
     const uint64_t sum = x[0] + x[1] + x[2] + x[3];
     ++k.buckets[sum >> bucket_shift];
     if (i < k.first.size()) k.first[i] = static_cast<int64_t>(sum >> key_shift);
@@ -113,7 +113,7 @@ class Is final : public Kernel {
                           static_cast<uint64_t>(c.min_procs);  // NUM_KEYS
     r.bcast(1, 4, 0);                                          // timeron
     // create_seq: four randlc per key, summed and scaled to an integer key.
-    Keys k = create_seq(c, keys, static_cast<uint64_t>(r.rank()));
+    Keys k = create_seq(c, keys, static_cast<uint64_t>(r.rank()), keys);
     r.compute(static_cast<double>(keys) * (4 * kRandlc + 5), 4 * static_cast<double>(keys));
     Ranking last = rank(c, keys, 1, k, r);  // one untimed ranking
     r.timer_start();
@@ -205,6 +205,14 @@ class Is final : public Kernel {
 };
 
 }  // namespace
+
+std::vector<int64_t> is_first_keys(char cls, int np, int rank) {
+  const IsClass& c = params(cls);
+  const uint64_t keys =
+      (uint64_t{1} << c.total_keys_log2) / static_cast<uint64_t>(np) * static_cast<uint64_t>(c.min_procs);
+  const Keys k = create_seq(c, keys, static_cast<uint64_t>(rank), 2 * kIterations + 1);
+  return {k.first.begin(), k.first.end()};
+}
 
 std::unique_ptr<Kernel> make_is() {
   return std::make_unique<Is>();

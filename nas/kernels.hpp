@@ -1,6 +1,7 @@
 // The kernels' factories (one file each) and the registry's list.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -16,6 +17,9 @@ std::unique_ptr<Kernel> make_ft();
 std::unique_ptr<Kernel> make_lu();
 std::unique_ptr<Kernel> make_bt();
 std::unique_ptr<Kernel> make_sp();
+
+// IS's create_seq on process `rank` of `np`: its first 21 keys (a check of the seeds).
+std::vector<int64_t> is_first_keys(char cls, int np, int rank);
 
 // Those written so far, in NPB's order.
 std::vector<std::unique_ptr<Kernel>> make_kernels();

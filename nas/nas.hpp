@@ -114,9 +114,9 @@ class Rank {
   void bcast(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
   void reduce(uint64_t count, uint32_t type_size, int root, MGEN_Comm c = MGEN_COMM_WORLD);
   void allreduce(uint64_t count, uint32_t type_size, MGEN_Comm c = MGEN_COMM_WORLD);
-  // With data (IS's bucket counts): element-wise sum of 4-byte ints into `sums`; one int to and
-  // from each process.
+  // With data (IS's bucket counts): the element-wise sum of 4-byte ints into `sums`.
   void allreduce(const std::vector<int32_t>& values, std::vector<int32_t>& sums, MGEN_Comm c = MGEN_COMM_WORLD);
+  // With data: send[j] to process j, recv[j] from it (one int each).
   void alltoall(const std::vector<int32_t>& send, std::vector<int32_t>& recv, MGEN_Comm c = MGEN_COMM_WORLD);
   void alltoall(uint64_t bytes_per_rank, MGEN_Comm c = MGEN_COMM_WORLD);
   void alltoallv(const std::vector<uint64_t>& send_bytes, const std::vector<uint64_t>& recv_bytes,

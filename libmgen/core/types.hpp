@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -126,46 +127,32 @@ struct RankStats {
   uint64_t calls = 0;
 };
 
-// A value per peer rank (a sequence counter, a queue's bin). Most ranks talk to a handful of
-// peers, so those live in a short array scanned in one or two cache lines; a rank with many
-// peers (all-to-all) spills into an open-addressing table (linear probing, kept at most half
-// full), which costs one or two cache lines per lookup where std::unordered_map cost a hash, a
-// bucket and a node. Entries are never removed.
-template <class V>
-class PeerMap {
+// A counter per peer rank. Most ranks talk to a handful of peers, so those live in a short
+// array scanned in one or two cache lines; a rank with many peers (all-to-all) spills into an
+// open-addressing table (linear probing, kept at most half full, Fibonacci hashing: the top
+// bits of peer x 2^64/phi, so that strided peers, a grid's column, spread out too), which
+// costs one or two cache lines per lookup where std::unordered_map cost a hash, a bucket and a
+// node.
+class PeerCounters {
  public:
-  V& operator[](RankId peer) {
+  uint64_t& operator[](RankId peer) {
     if (table_.empty()) {
       for (auto& [p, v] : few_) {
         if (p == peer) return v;
       }
-      if (few_.size() < kFew) return few_.emplace_back(peer, V{}).second;
+      if (few_.size() < kFew) return few_.emplace_back(peer, 0).second;
       grow();  // the short array moves into the table
     }
     return find_or_add(peer);
   }
 
-  // Null if `peer` has no entry.
-  V* find(RankId peer) {
-    if (table_.empty()) {
-      for (auto& [p, v] : few_) {
-        if (p == peer) return &v;
-      }
-      return nullptr;
-    }
-    for (size_t i = slot_of(peer);; i = (i + 1) & (table_.size() - 1)) {
-      if (table_[i].first == peer) return &table_[i].second;
-      if (table_[i].first == kEmpty) return nullptr;
-    }
-  }
-
  private:
   static constexpr size_t kFew = 8;
-  static constexpr RankId kEmpty = ~RankId{0};
+  static constexpr RankId kEmpty = ~RankId{0};  // kNone: never a peer
 
-  size_t slot_of(RankId peer) const { return (peer * 0x9E3779B1u) & (table_.size() - 1); }
+  size_t slot_of(RankId peer) const { return (peer * 0x9E3779B97F4A7C15ull) >> shift_; }
 
-  V& find_or_add(RankId peer) {
+  uint64_t& find_or_add(RankId peer) {
     for (size_t i = slot_of(peer);; i = (i + 1) & (table_.size() - 1)) {
       if (table_[i].first == peer) return table_[i].second;
       if (table_[i].first != kEmpty) continue;
@@ -174,28 +161,27 @@ class PeerMap {
         return find_or_add(peer);
       }
       ++used_;
-      table_[i] = {peer, V{}};
+      table_[i] = {peer, 0};
       return table_[i].second;
     }
   }
 
   void grow() {
-    std::vector<std::pair<RankId, V>> old;
+    std::vector<std::pair<RankId, uint64_t>> old;
     old.swap(table_.empty() ? few_ : table_);
-    table_.assign(std::max<size_t>(4 * kFew, 2 * old.size()), {kEmpty, V{}});
+    table_.assign(std::max<size_t>(4 * kFew, 2 * old.size()), {kEmpty, 0});
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(table_.size()));
     used_ = 0;
     for (const auto& [p, v] : old) {
-      if (p == kEmpty) continue;
-      find_or_add(p) = v;
+      if (p != kEmpty) find_or_add(p) = v;
     }
   }
 
-  std::vector<std::pair<RankId, V>> few_;
-  std::vector<std::pair<RankId, V>> table_;  // empty until there are more than kFew peers
+  std::vector<std::pair<RankId, uint64_t>> few_;
+  std::vector<std::pair<RankId, uint64_t>> table_;  // empty until there are more than kFew peers
+  unsigned shift_ = 64;                             // 64 - log2(table size)
   size_t used_ = 0;
 };
-
-using PeerCounters = PeerMap<uint64_t>;
 
 // One interval of a rank's timeline.
 struct TimelineEntry {

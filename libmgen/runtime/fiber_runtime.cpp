@@ -87,37 +87,37 @@ const StackPool* g_pool = nullptr;  // the running FiberRuntime's stacks (one pe
 
 // AddressSanitizer must be told which stack the thread runs on: otherwise an exception thrown
 // on a rank's stack makes it look for the frames to forget on the main thread's stack, and it
-// reports its own bookkeeping as stack-use-after-scope. Every switch goes through switch_from()
-// or a returning fiber's last act (both announce the destination's stack) and ends at a resume
-// point (arrived() or a fiber's first instruction), which finishes the announcement.
+// reports its own bookkeeping as stack-use-after-scope. Every switch goes through switch_to()
+// or a finished fiber's last jump, which announce the destination's stack and save the leaving
+// context's fake stack (detect_stack_use_after_return keeps frames there; none for a finished
+// fiber, whose fake stack may go); each resume point (switch_to's return, a fiber's first
+// instruction) finishes the announcement with the resumed context's own fake stack.
 #if defined(__SANITIZE_ADDRESS__)
 namespace {
-// `bottom` null: the destination is the engine, on the thread's own stack.
-void asan_start_switch(const void* bottom, size_t size) {
-  if (bottom == nullptr) {
-    static const std::pair<void*, size_t> main_stack = [] {
-      pthread_attr_t attr;
-      void* addr = nullptr;
-      size_t bytes = 0;
-      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        pthread_attr_getstack(&attr, &addr, &bytes);
-        pthread_attr_destroy(&attr);
-      }
-      return std::pair<void*, size_t>{addr, bytes};
-    }();
-    bottom = main_stack.first;
-    size = main_stack.second;
-  }
-  if (bottom != nullptr) __sanitizer_start_switch_fiber(nullptr, bottom, size);
+void asan_start_switch(void** fake_stack_save, const void* bottom, size_t size) {
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
 }
-void asan_finish_switch() {
-  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+void asan_finish_switch(void* fake_stack) {
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+}
+std::pair<const void*, size_t> thread_stack() {
+  pthread_attr_t attr;
+  void* addr = nullptr;
+  size_t bytes = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstack(&attr, &addr, &bytes);
+    pthread_attr_destroy(&attr);
+  }
+  return {addr, bytes};
 }
 }  // namespace
 #else
 namespace {
-void asan_start_switch(const void*, size_t) {}
-void asan_finish_switch() {}
+void asan_start_switch(void**, const void*, size_t) {}
+void asan_finish_switch(void*) {}
+std::pair<const void*, size_t> thread_stack() {
+  return {nullptr, 0};
+}
 }  // namespace
 #endif
 
@@ -137,7 +137,12 @@ bool StackPool::canary_intact(size_t i) const {
 }
 
 FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes)
-    : pool_(stack_bytes, count), contexts_(count, nullptr), finished_(count, 0) {
+    : pool_(stack_bytes, count),
+      contexts_(count, nullptr),
+      fake_stacks_(count + 1, nullptr),
+      engine_stack_(thread_stack()),
+      queued_(count, 0),
+      finished_(count, 0) {
   g_pool = &pool_;
   ready_.reserve(count);
 }
@@ -148,49 +153,58 @@ FiberRuntime::~FiberRuntime() {
   if (g_pool == &pool_) g_pool = nullptr;
 }
 
-FiberRuntime::Context& FiberRuntime::next() {
-  if (ready_head_ < ready_.size()) {
-    const uint32_t i = ready_[ready_head_++];
-    // The fiber after this one will be resumed from its saved registers and the frames above
-    // them, cold in cache when thousands of ranks run in one pass: fetch them while this one
-    // runs (10,240 ranks: 1.25 -> 1.1 us per blocking call).
-    if (ready_head_ < ready_.size()) {
-      const char* sp = static_cast<const char*>(contexts_[ready_[ready_head_]]);
-      for (int line = 0; line < 8; ++line)
-        __builtin_prefetch(sp + 64 * line);
-    }
-    running_ = i;
-    asan_start_switch(pool_.bottom(i), pool_.stack_bytes());
-    return contexts_[i];
+uint32_t FiberRuntime::next() {
+  if (ready_head_ == ready_.size()) {
+    ready_.clear();
+    ready_head_ = 0;
+    return kEngine;
   }
-  ready_.clear();
-  ready_head_ = 0;
-  asan_start_switch(nullptr, 0);
-  return engine_;
+  const uint32_t i = ready_[ready_head_++];
+  queued_[i] = 0;
+  // The fiber after this one will be resumed from its saved registers and the frames above
+  // them, cold in cache when thousands of ranks run in one pass: fetch them while this one
+  // runs (10,240 ranks: 1.25 -> 1.1 us per blocking call).
+  if (ready_head_ < ready_.size()) {
+    const char* sp = static_cast<const char*>(contexts_[ready_[ready_head_]]);
+    for (int line = 0; line < 8; ++line)
+      __builtin_prefetch(sp + 64 * line);
+  }
+  return i;
 }
 
-void FiberRuntime::arrived(Context from) {
-  asan_finish_switch();
+void FiberRuntime::announce(uint32_t to, void** fake_stack_save) {
+  if (to == kEngine) {
+    asan_start_switch(fake_stack_save, engine_stack_.first, engine_stack_.second);
+  } else {
+    asan_start_switch(fake_stack_save, pool_.bottom(to), pool_.stack_bytes());
+  }
+}
+
+void FiberRuntime::switch_to(uint32_t to) {
+  const uint32_t me = running_;
+  announce(to, &fake_stack(me));
+  from_ = &context(me);
+  running_ = to;
+  const Context from = boost::context::detail::jump_fcontext(context(to), this).fctx;
+  // Resumed: whoever switched here set running_ back to `me`.
+  asan_finish_switch(fake_stack(me));
   *from_ = from;
-}
-
-void FiberRuntime::switch_from(Context& self) {
-  const Context to = next();
-  from_ = &self;
-  arrived(boost::context::detail::jump_fcontext(to, this).fctx);
 }
 
 // Every fiber starts here, at its first resumption; `t.data` is the runtime.
 void FiberRuntime::entry(boost::context::detail::transfer_t t) {
   auto* rt = static_cast<FiberRuntime*>(t.data);
-  rt->arrived(t.fctx);
-  const size_t i = rt->running_;
+  asan_finish_switch(nullptr);  // a new context has no fake stack yet
+  *rt->from_ = t.fctx;
+  const uint32_t i = rt->running_;
   rt->body_(i);
   rt->finished_[i] = 1;
   // Hand over for good: nothing resumes this context again.
-  const Context to = rt->next();
+  const uint32_t to = rt->next();
+  rt->announce(to, nullptr);
   rt->from_ = &rt->contexts_[i];
-  boost::context::detail::jump_fcontext(to, rt);
+  rt->running_ = to;
+  boost::context::detail::jump_fcontext(rt->context(to), rt);
   std::abort();  // unreachable
 }
 
@@ -204,17 +218,25 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
   run_ready();
 }
 
+// Misuse would resume a stale context (a fiber queued twice would jump to its own saved state)
+// or overwrite the engine's: refused outright, at the price of a flag per fiber.
 void FiberRuntime::make_ready(size_t i) {
+  if (finished_[i] || queued_[i]) {
+    throw std::logic_error("fiber " + std::to_string(i) + (finished_[i] ? " has finished" : " is already ready"));
+  }
+  queued_[i] = 1;
   ready_.push_back(static_cast<uint32_t>(i));
 }
 
 void FiberRuntime::run_ready() {
-  if (ready_head_ == ready_.size()) return;
-  switch_from(engine_);
+  if (running_ != kEngine) throw std::logic_error("run_ready() called from a fiber");
+  const uint32_t to = next();
+  if (to != kEngine) switch_to(to);
 }
 
 void FiberRuntime::suspend(size_t i) {
-  switch_from(contexts_[i]);
+  if (running_ != i) throw std::logic_error("fiber " + std::to_string(i) + " suspended while not running");
+  switch_to(next());
 }
 
 }  // namespace mgen::runtime

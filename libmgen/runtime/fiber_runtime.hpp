@@ -15,13 +15,15 @@
 //
 // Stacks come from one reservation. Up to kGuardedLimit ranks each stack gets a PROT_NONE guard
 // page; beyond that the kernel's map-count limit (65530 mappings by default) forbids one mapping
-// per stack, so a canary word at the stack bottom is checked instead at every switch.
+// per stack, so a canary word at the stack bottom is there for the owner to check (the World
+// does after every pass of resumptions).
 #pragma once
 
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace mgen::runtime {
@@ -79,23 +81,28 @@ class FiberRuntime {
 
  private:
   using Context = boost::context::detail::fcontext_t;
+  static constexpr uint32_t kEngine = ~uint32_t{0};
   static void entry(boost::context::detail::transfer_t t);
-  // The context to run next: the first ready fiber's, or the engine's.
-  Context& next();
-  // Saves the running context in `self` and switches to next(); returns when resumed.
-  void switch_from(Context& self);
-  // At every resume point: keeps the context that switched here where from_ says.
-  void arrived(Context from);
+  // The next ready fiber, or kEngine when none is.
+  uint32_t next();
+  // Saves the running context and switches to `to`; returns when the caller is resumed.
+  void switch_to(uint32_t to);
+  // Tells AddressSanitizer that the stack of `to` comes next (see fiber_runtime.cpp).
+  void announce(uint32_t to, void** fake_stack_save);
+  Context& context(uint32_t who) { return who == kEngine ? engine_ : contexts_[who]; }
+  void*& fake_stack(uint32_t who) { return fake_stacks_[who == kEngine ? contexts_.size() : who]; }
 
   StackPool pool_;
   std::function<void(size_t)> body_;
-  std::vector<Context> contexts_;  // each suspended fiber's; stale while it runs
-  Context engine_ = nullptr;       // the engine's, while fibers run
-  Context* from_ = nullptr;        // where the context switching away is to be kept
-  size_t running_ = 0;             // the fiber last switched to
+  std::vector<Context> contexts_;   // each suspended fiber's; stale while it runs
+  Context engine_ = nullptr;        // the engine's, while fibers run
+  std::vector<void*> fake_stacks_;  // AddressSanitizer's, per fiber and (last) the engine's
+  std::pair<const void*, size_t> engine_stack_;
+  Context* from_ = nullptr;     // where the context switching away is to be kept
+  uint32_t running_ = kEngine;  // the fiber running, or kEngine
   std::vector<uint32_t> ready_;
   size_t ready_head_ = 0;
-  std::vector<uint8_t> finished_;
+  std::vector<uint8_t> queued_, finished_;
 };
 
 }  // namespace mgen::runtime

@@ -114,7 +114,6 @@ TEST_CASE("The stack pool's canary shows a write at a stack's bottom", "[runtime
   CHECK(pool.stack_bytes() >= 64 * 1024);
   for (size_t i = 0; i < 3; ++i) {
     CHECK(pool.canary_intact(i));
-    CHECK(pool.bottom_of(pool.bottom(i)) == pool.bottom(i));
     CHECK(pool.bottom_of(static_cast<char*>(pool.stack_top(i)) - 1) == pool.bottom(i));
     CHECK(static_cast<char*>(pool.stack_top(i)) - pool.bottom(i) == static_cast<ptrdiff_t>(pool.stack_bytes()));
   }
@@ -122,4 +121,42 @@ TEST_CASE("The stack pool's canary shows a write at a stack's bottom", "[runtime
   CHECK(pool.canary_intact(0));
   CHECK(!pool.canary_intact(1));
   CHECK(pool.canary_intact(2));
+}
+
+TEST_CASE("Beyond the guard-page limit the pool has no guards, and the canary still tells", "[runtime]") {
+  const size_t n = mgen::runtime::StackPool::kGuardedLimit + 1;
+  mgen::runtime::StackPool pool(16 * 1024, n);
+  CHECK(!pool.guarded());
+  // Stacks are adjacent: each one's top is the next one's bottom.
+  CHECK(static_cast<char*>(pool.stack_top(0)) == pool.bottom(1));
+  CHECK(pool.canary_intact(n - 1));
+  std::memset(pool.bottom(n - 1), 0x55, 8);
+  CHECK(!pool.canary_intact(n - 1));
+  CHECK(pool.canary_intact(n - 2));
+}
+
+TEST_CASE("Misusing the runtime is refused, not a jump into a stale context", "[runtime]") {
+  FiberRuntime* rt = nullptr;
+  FiberRuntime runtime(2, 64 * 1024);
+  rt = &runtime;
+  std::string inner;
+  runtime.spawn([&](size_t i) {
+    rt->suspend(i);
+    if (i == 0) {
+      try {
+        rt->run_ready();
+      } catch (const std::logic_error& e) {
+        inner = e.what();
+      }
+    }
+  });
+  runtime.make_ready(1);
+  CHECK_THROWS_WITH(runtime.make_ready(1), Catch::Contains("already ready"));
+  CHECK_THROWS_WITH(runtime.suspend(1), Catch::Contains("not running"));
+  runtime.make_ready(0);
+  runtime.run_ready();
+  CHECK(runtime.finished(0));
+  CHECK(runtime.finished(1));
+  CHECK_THAT(inner, Catch::Contains("from a fiber"));
+  CHECK_THROWS_WITH(runtime.make_ready(0), Catch::Contains("has finished"));
 }

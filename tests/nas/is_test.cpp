@@ -131,6 +131,27 @@ std::vector<uint64_t> npb_keys_ranked(int total_log2, int max_key_log2, int buck
 
 }  // namespace
 
+TEST_CASE("IS seeds every process as find_my_seed does, class D's MIN_PROCS included", "[nas][is]") {
+  struct C {
+    char cls;
+    int np, rank, total_log2, max_key_log2, min_procs;
+  };
+  for (C c : {C{'S', 4, 3, 16, 11, 1}, C{'A', 16, 9, 23, 19, 1}, C{'C', 1024, 1023, 27, 23, 1}, C{'D', 4, 3, 29, 27, 4},
+              C{'D', 1024, 517, 29, 27, 4}}) {
+    INFO("class " << c.cls << ", process " << c.rank << " of " << c.np);
+    const uint64_t total = uint64_t{1} << c.total_log2;
+    double seed = find_my_seed(c.rank, c.np, 4 * total * static_cast<uint64_t>(c.min_procs), 314159265.0, 1220703125.0);
+    std::vector<int64_t> want;
+    for (int i = 0; i < 21; ++i) {
+      double x = 0;
+      for (int j = 0; j < 4; ++j)
+        x += randlc(seed, 1220703125.0);
+      want.push_back(static_cast<int64_t>(((1 << c.max_key_log2) / 4) * x));
+    }
+    CHECK(nas::is_first_keys(c.cls, c.np, c.rank) == want);
+  }
+}
+
 TEST_CASE("IS moves NPB's own keys: every rank ranks what it would in a real run (S, W, A at 4, 8, 16)", "[nas][is]") {
   const auto k = nas::make_is();
   struct C {
