@@ -220,6 +220,7 @@ Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& mach
   };
   out.report = mpi::run_job(machine, job, main, {k.name()}, progress);
   out.time_s = *std::max_element(timed.begin(), timed.end());
+  out.timed_s = timed;
   // NPB's operation count covers its N timed iterations; a shorter run did K of them. (Pro rata:
   // where NPB counts a fixed part once, as FT's first FFT, a shorter run's Mop/s is approximate.
   // sample() recomputes Mop/s from the extrapolated time and does not use these.)

@@ -165,9 +165,10 @@ bool square(int n);
 
 struct Result {
   mpi::RunReport report;
-  std::vector<Tally> tallies;  // per rank
-  double time_s = 0;           // NPB's time: the slowest rank's timed part
-  double mops_total = 0;       // NPB's Mop/s total
+  std::vector<Tally> tallies;   // per rank
+  std::vector<double> timed_s;  // per rank: its timed part
+  double time_s = 0;            // NPB's time: the slowest rank's timed part
+  double mops_total = 0;        // NPB's Mop/s total
 };
 
 // Runs kernel `k` for problem `p` (job.ranks is set from p.ranks). Throws

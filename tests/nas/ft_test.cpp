@@ -1,6 +1,8 @@
 // FT: every rank's calls and bytes against the closed forms of nas/docs/ft.md.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cmath>
 #include <map>
 #include <string>
@@ -83,4 +85,15 @@ TEST_CASE("FT: Mop/s follows NPB's operation count", "[nas][ft]") {
   CHECK(k->mops({'A', 4}) == Approx(1e-6 * nt * (14.8157 + 7.19641 * l + (5.23518 + 7.21113 * l) * 6)));
   CHECK(k->iterations({'A', 4}) == 6);
   CHECK(k->iterations({'D', 4096}) == 25);
+}
+
+TEST_CASE("NPB's time is the slowest process's timed part; for FT that is process 0's", "[nas][ft]") {
+  // CG reduces its time with MPI_MAX; FT prints process 0's, the root of its checksum reduces.
+  const nas::Result cg = test::run_nas(*nas::make_cg(), 'S', 8);
+  REQUIRE(cg.report.ok);
+  CHECK(cg.time_s == *std::max_element(cg.timed_s.begin(), cg.timed_s.end()));
+  CHECK(cg.time_s > *std::min_element(cg.timed_s.begin(), cg.timed_s.end()));
+  const nas::Result ft = test::run_nas(*nas::make_ft(), 'S', 8);
+  REQUIRE(ft.report.ok);
+  CHECK(ft.time_s == ft.timed_s.front());
 }
