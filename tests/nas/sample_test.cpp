@@ -59,11 +59,11 @@ TEST_CASE("NAS sampling: extrapolation from K and 2K iterations equals the whole
   // Each kernel with enough timed iterations to sample (EP has none; IS has 10). Every iteration
   // after the first K costs what the K-th to 2K-th did: LU, BT, SP and CG repeat exactly (0 ppm
   // measured), MG and FT within 12 ppm (their first iterations differ slightly in how
-  // transfers overlap), IS within 0.8% (its iterations contend differently on the packet
-  // network: 7,228 ppm measured).
+  // transfers overlap), IS within 100 ppm (67 ppm measured: its iterations contend slightly
+  // differently on the packet network).
   const Case cases[] = {{"lu", 'S', 4, 5, 1e-9},  {"lu", 'W', 8, 10, 1e-9}, {"bt", 'S', 4, 10, 1e-9},
                         {"sp", 'S', 9, 20, 1e-9}, {"cg", 'S', 8, 3, 1e-9},  {"mg", 'S', 8, 1, 2e-5},
-                        {"ft", 'S', 8, 1, 2e-5},  {"is", 'S', 8, 2, 8e-3}};
+                        {"ft", 'S', 8, 1, 2e-5},  {"is", 'S', 8, 2, 1e-4}};
   for (const Case& c : cases) {
     INFO(c.kernel << " class " << c.cls << " on " << c.ranks);
     const nas::Kernel& k = *nas::find(c.kernel);
