@@ -42,7 +42,8 @@ struct Envelope {
   int32_t src_rank = 0;  // sender's rank in the communicator
   int32_t tag = 0;
   uint64_t bytes = 0;
-  uint64_t seq = 0;  // per (sender, receiver): MPI's non-overtaking order
+  uint32_t seq = 0;  // per (sender, receiver): MPI's non-overtaking order (compared for
+                     // equality only, so wrapping after 2^32 messages is harmless)
   Time posted;       // when the sender posted the send
   Time sent;         // when the data left (eager: at once; rendezvous: after the clear-to-send)
 };
@@ -132,10 +133,12 @@ struct RankStats {
 // open-addressing table (linear probing, kept at most half full, Fibonacci hashing: the top
 // bits of peer x 2^64/phi, so that strided peers, a grid's column, spread out too), which
 // costs one or two cache lines per lookup where std::unordered_map cost a hash, a bucket and a
-// node.
+// node. Counts are 32 bits (message sequence numbers, compared for equality, so they may wrap):
+// an entry is 8 bytes, which matters when every rank talks to every other (FT's transposes:
+// 4,096 ranks x 1,024 peers x two tables).
 class PeerCounters {
  public:
-  uint64_t& operator[](RankId peer) {
+  uint32_t& operator[](RankId peer) {
     if (table_.empty()) {
       for (auto& [p, v] : few_) {
         if (p == peer) return v;
@@ -152,7 +155,7 @@ class PeerCounters {
 
   size_t slot_of(RankId peer) const { return (peer * 0x9E3779B97F4A7C15ull) >> shift_; }
 
-  uint64_t& find_or_add(RankId peer) {
+  uint32_t& find_or_add(RankId peer) {
     for (size_t i = slot_of(peer);; i = (i + 1) & (table_.size() - 1)) {
       if (table_[i].first == peer) return table_[i].second;
       if (table_[i].first != kEmpty) continue;
@@ -167,7 +170,7 @@ class PeerCounters {
   }
 
   void grow() {
-    std::vector<std::pair<RankId, uint64_t>> old;
+    std::vector<std::pair<RankId, uint32_t>> old;
     old.swap(table_.empty() ? few_ : table_);
     table_.assign(std::max<size_t>(4 * kFew, 2 * old.size()), {kEmpty, 0});
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(table_.size()));
@@ -177,8 +180,8 @@ class PeerCounters {
     }
   }
 
-  std::vector<std::pair<RankId, uint64_t>> few_;
-  std::vector<std::pair<RankId, uint64_t>> table_;  // empty until there are more than kFew peers
+  std::vector<std::pair<RankId, uint32_t>> few_;
+  std::vector<std::pair<RankId, uint32_t>> table_;  // empty until there are more than kFew peers
   unsigned shift_ = 64;                             // 64 - log2(table size)
   size_t used_ = 0;
 };

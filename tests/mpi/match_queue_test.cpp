@@ -17,7 +17,7 @@ TEST_CASE("Per-peer counters count like a map for few and many peers", "[mpi][co
   for (RankId peers : {1u, 8u, 9u, 33u, 1000u, 70000u}) {
     INFO(peers << " peers");
     PeerCounters c;
-    std::map<RankId, uint64_t> want;
+    std::map<RankId, uint32_t> want;
     std::mt19937 rng(peers);
     // Peers spread over the whole id range, including the largest ids, and strided ones (a
     // grid's column: every 64th rank).
