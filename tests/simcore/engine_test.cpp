@@ -151,3 +151,42 @@ TEST_CASE("the calendar queue pops exactly like the reference heap", "[engine]")
     }
   }
 }
+
+TEST_CASE("the calendar's bucket width changes only while it is empty and stays exact after", "[engine]") {
+  std::mt19937_64 rng(3);
+  EventQueue fast(10, 8);
+  HeapQueue reference;
+  uint64_t seq = 0;
+  Time now = Time::zero();
+  auto phase = [&](int rounds) {
+    for (int round = 0; round < rounds; ++round) {
+      for (int i = static_cast<int>(rng() % 4); i > 0; --i) {
+        const Event e{now + Time::ps(static_cast<int64_t>(rng() % (rng() % 2 ? 2000 : 5000000))), seq++, 0, 1, 0, 0};
+        fast.push(e);
+        reference.push(e);
+      }
+      if (!reference.empty()) {
+        const Event a = fast.pop();
+        REQUIRE(a.seq == reference.pop().seq);
+        now = a.time;
+      }
+    }
+  };
+  phase(20000);
+  REQUIRE(!fast.empty());
+  REQUIRE_THROWS_WITH(fast.set_bucket_shift(14), Catch::Contains("only while it is empty"));
+  while (!reference.empty()) {
+    const Event a = fast.pop();
+    REQUIRE(a.seq == reference.pop().seq);
+    now = a.time;
+  }
+  // Wider, then narrower again, each time from where simulated time stands.
+  for (unsigned shift : {14u, 4u, 10u}) {
+    INFO("shift " << shift);
+    fast.set_bucket_shift(shift);
+    CHECK(fast.bucket_shift() == shift);
+    phase(20000);
+    while (!reference.empty())
+      REQUIRE(fast.pop().seq == reference.pop().seq);
+  }
+}

@@ -65,6 +65,8 @@ class NetworkModel {
   NetworkModel& operator=(const NetworkModel&) = delete;
 
   static constexpr bool owns(uint16_t kind) { return kind >= kNetworkKindBegin && kind < kNetworkKindEnd; }
+  // The event calendar's bucket width (2^shift ps) the model sets on an idle engine.
+  static constexpr unsigned kPacketBucketShift = 10, kMessageBucketShift = 14;
 
   // Injects at engine.now(). A message of 0 bytes still sends one header-only packet.
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);

@@ -21,6 +21,10 @@ class Engine {
   bool idle() const { return queue_.empty(); }
   Time next_time() const { return queue_.empty() ? Time::max() : queue_.top().time; }
   void reserve(size_t n) { queue_.reserve(n); }
+  // The calendar's bucket width, 2^shift ps (default 2^10, about 1 ns). Only while no event is
+  // pending; the order of events never depends on it, only the speed.
+  void set_bucket_shift(unsigned shift) { queue_.set_bucket_shift(shift); }
+  unsigned bucket_shift() const { return queue_.bucket_shift(); }
 
   // Schedules an event at absolute time `t`, which must not be in the past.
   void schedule(Time t, uint16_t kind, uint32_t target, uint16_t port = 0, uint64_t data = 0) {
