@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-
 #include <cmath>
 #include <map>
 #include <string>

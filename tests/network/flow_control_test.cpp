@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -11,6 +12,25 @@ using mgen::simcore::transfer_time;
 namespace {
 Time ser(uint64_t bytes, Bandwidth bw = Bandwidth::gigabytes_per_second(4)) {
   return transfer_time(Bytes(bytes), bw);
+}
+
+// Random traffic between the 64 endpoints, injected in bursts with the engine run for up to
+// `max_gap_ns` between messages, then drained. Returns every message's sent and delivered
+// times, in ps.
+std::vector<int64_t> random_bursts(Harness& h, uint64_t seed, int messages, uint64_t max_bytes, uint64_t max_gap_ns) {
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < messages; ++i) {
+    h.send(static_cast<EndpointId>(rng() % 64), static_cast<EndpointId>(rng() % 64), rng() % max_bytes);
+    h.engine.run([&](const mgen::simcore::Event& e) { h.net.dispatch(e); },
+                 h.engine.now() + Time::ns(static_cast<int64_t>(rng() % max_gap_ns)));
+  }
+  h.run();
+  std::vector<int64_t> out;
+  for (const auto& [id, r] : h.records) {
+    out.push_back(r.sent.count_ps());
+    out.push_back(r.delivered.count_ps());
+  }
+  return out;
 }
 }  // namespace
 
@@ -149,17 +169,7 @@ TEST_CASE("two runs of the same traffic are bit-identical", "[determinism]") {
     c.router.vcs = 3;
     c.router.vc_buffer = Bytes(4160);
     Harness h(c);
-    std::mt19937_64 rng(42);
-    for (int i = 0; i < 3000; ++i) {
-      h.send(static_cast<EndpointId>(rng() % 64), static_cast<EndpointId>(rng() % 64), rng() % 20000);
-      h.engine.run([&](const mgen::simcore::Event& e) { h.net.dispatch(e); }, h.engine.now() + Time::ns(rng() % 50));
-    }
-    h.run();
-    std::vector<int64_t> out;
-    for (const auto& [id, r] : h.records) {
-      out.push_back(r.sent.count_ps());
-      out.push_back(r.delivered.count_ps());
-    }
+    std::vector<int64_t> out = random_bursts(h, 42, 3000, 20000, 50);
     for (const LinkInfo& l : h.net.links())
       out.push_back(l.stats.busy.count_ps());
     out.push_back(static_cast<int64_t>(h.engine.events_processed()));
@@ -180,17 +190,7 @@ TEST_CASE("the event calendar's bucket width changes the speed and never a picos
     c.analytic.nic_contention = backend == "analytic";
     Harness h(c);
     if (shift >= 0) h.engine.set_bucket_shift(static_cast<unsigned>(shift));
-    std::mt19937_64 rng(5);
-    for (int i = 0; i < 2000; ++i) {
-      h.send(static_cast<EndpointId>(rng() % 64), static_cast<EndpointId>(rng() % 64), rng() % 30000);
-      h.engine.run([&](const mgen::simcore::Event& e) { h.net.dispatch(e); }, h.engine.now() + Time::ns(rng() % 80));
-    }
-    h.run();
-    std::vector<int64_t> out;
-    for (const auto& [id, r] : h.records) {
-      out.push_back(r.sent.count_ps());
-      out.push_back(r.delivered.count_ps());
-    }
+    std::vector<int64_t> out = random_bursts(h, 5, 2000, 30000, 80);
     out.push_back(static_cast<int64_t>(h.engine.events_processed()));
     return out;
   };

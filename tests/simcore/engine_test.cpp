@@ -158,6 +158,15 @@ TEST_CASE("the calendar's bucket width changes only while it is empty and stays 
   HeapQueue reference;
   uint64_t seq = 0;
   Time now = Time::zero();
+  auto pop_both = [&] {
+    const Event a = fast.pop();
+    REQUIRE(a.seq == reference.pop().seq);
+    now = a.time;
+  };
+  auto drain = [&] {
+    while (!reference.empty())
+      pop_both();
+  };
   auto phase = [&](int rounds) {
     for (int round = 0; round < rounds; ++round) {
       for (int i = static_cast<int>(rng() % 4); i > 0; --i) {
@@ -165,28 +174,19 @@ TEST_CASE("the calendar's bucket width changes only while it is empty and stays 
         fast.push(e);
         reference.push(e);
       }
-      if (!reference.empty()) {
-        const Event a = fast.pop();
-        REQUIRE(a.seq == reference.pop().seq);
-        now = a.time;
-      }
+      if (!reference.empty()) pop_both();
     }
   };
   phase(20000);
   REQUIRE(!fast.empty());
   REQUIRE_THROWS_WITH(fast.set_bucket_shift(14), Catch::Contains("only while it is empty"));
-  while (!reference.empty()) {
-    const Event a = fast.pop();
-    REQUIRE(a.seq == reference.pop().seq);
-    now = a.time;
-  }
+  drain();
   // Wider, then narrower again, each time from where simulated time stands.
   for (unsigned shift : {14u, 4u, 10u}) {
     INFO("shift " << shift);
     fast.set_bucket_shift(shift);
     CHECK(fast.bucket_shift() == shift);
     phase(20000);
-    while (!reference.empty())
-      REQUIRE(fast.pop().seq == reference.pop().seq);
+    drain();
   }
 }
