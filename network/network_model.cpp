@@ -1,20 +1,16 @@
 #include <fmt/format.h>
 
-#include "analytic_network.hpp"
-#include "dimemas_network.hpp"
+#include "analytic/zero_load.hpp"
 #include "mgen/net/network.hpp"
-#include "packet_network.hpp"
 
 namespace mgen::net {
 
-static_assert(uint16_t{kPacketKindEnd} <= uint16_t{kAnalyticSent}, "network event kinds overlap");
-static_assert(uint16_t{kAnalyticKindEnd} <= uint16_t{kDimemasReady}, "network event kinds overlap");
-static_assert(kDimemasKindEnd <= kNetworkKindEnd, "network event kinds overflow their range");
-
 void validate(const NetworkConfig& c) {
-  if (c.backend != "packet" && c.backend != "analytic" && c.backend != "dimemas") {
-    throw ConfigError("network.backend",
-                      fmt::format("unknown backend '{}' (known: packet, analytic, dimemas)", c.backend));
+  if (find_backend(c.backend) == nullptr) {
+    std::string known;
+    for (const BackendEntry& e : backend_registry())
+      known += fmt::format("{}{}", known.empty() ? "" : ", ", e.name);
+    throw ConfigError("network.backend", fmt::format("unknown backend '{}' (known: {})", c.backend, known));
   }
   if (c.dimemas.bandwidth.is_zero()) throw ConfigError("dimemas.bandwidth", "bandwidth must be greater than zero");
   if (c.dimemas.input_links == 0 || c.dimemas.output_links == 0) {
@@ -71,64 +67,30 @@ void validate(const NetworkConfig& c) {
 }
 
 NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink)
-    : config_(config), topology_(Topology::build(config)), routing_(topology_, config.router) {
-  analytic_ = std::make_unique<AnalyticNetwork>(engine, config_, topology_, routing_, sink);
-  if (config.backend == "packet") packet_ = std::make_unique<PacketNetwork>(engine, config_, topology_, routing_, sink);
-  if (config.backend == "dimemas") dimemas_ = std::make_unique<DimemasNetwork>(engine, config_, topology_, sink);
-  // Packet hops come about a nanosecond apart, so the calendar's buckets are 2^10 ps wide;
-  // the message-level backends schedule one or two events per message, spread wider, and
-  // run 5-10% faster with 2^14 ps (16 ns) buckets (docs/PERFORMANCE.md, "Event calendar").
-  // Only an idle engine can change: a model built beside pending events keeps the width.
-  if (engine.idle()) engine.set_bucket_shift(packet_ ? kPacketBucketShift : kMessageBucketShift);
+    : config_(config),
+      topology_(Topology::build(config)),
+      routing_(topology_, config.router),
+      entry_(find_backend(config.backend)),
+      oracle_(std::make_unique<ZeroLoadModel>(config_, topology_, routing_)) {
+  if (entry_ == nullptr) validate(config_);  // names the unknown backend
+  kinds_ = engine.reserve_kinds(entry_->event_kinds);
+  backend_ = entry_->make(BackendContext{engine, config_, topology_, routing_, sink, kinds_});
+  // Only an idle engine can change its calendar: a model built beside pending events keeps it.
+  if (engine.idle()) engine.set_bucket_shift(entry_->bucket_shift);
 }
 
 NetworkModel::~NetworkModel() = default;
 
-const char* NetworkModel::backend_name() const {
-  return packet_ ? "packet" : dimemas_ ? "dimemas" : "analytic";
-}
-
-void NetworkModel::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
-  if (packet_) {
-    packet_->inject(src, dst, size, cookie);
-  } else if (dimemas_) {
-    dimemas_->inject(src, dst, size, cookie);
-  } else {
-    analytic_->inject(src, dst, size, cookie);
-  }
-}
-
 NetworkModel::ZeroLoad NetworkModel::zero_load(EndpointId src, EndpointId dst, Bytes size) const {
-  const AnalyticNetwork::Timing t = analytic_->zero_load(src, dst, size, Time::zero());
+  const ZeroLoadModel::Timing t = oracle_->zero_load(src, dst, size, Time::zero());
   return ZeroLoad{t.sent, t.delivered, t.router_hops};
 }
 
-void NetworkModel::dispatch(const simcore::Event& e) {
-  if (e.kind < kPacketKindEnd) {
-    packet_->dispatch(e);
-  } else if (e.kind >= kDimemasReady) {
-    dimemas_->dispatch(e);
-  } else {
-    analytic_->dispatch(e);
-  }
-}
-
-NetworkTotals NetworkModel::totals() const {
-  return packet_ ? packet_->totals() : dimemas_ ? dimemas_->totals() : analytic_->totals();
-}
-
-uint64_t NetworkModel::packets_in_flight() const {
-  return packet_    ? packet_->packets_in_flight()
-         : dimemas_ ? dimemas_->messages_in_flight()
-                    : analytic_->messages_in_flight();
-}
-
-std::string NetworkModel::describe_stuck(size_t limit) const {
-  return packet_ ? packet_->describe_stuck(limit) : dimemas_ ? dimemas_->describe_waiting(limit) : "";
-}
-
 std::vector<LinkInfo> NetworkModel::links() const {
-  const auto& stats = packet_ ? packet_->router_link_stats() : analytic_->router_link_stats();
+  // A backend without router links reports every link idle.
+  const std::vector<LinkStats>* router = backend_->router_link_stats();
+  const std::vector<LinkStats> idle(router ? 0 : topology_.total_ports());
+  const std::vector<LinkStats>& stats = router ? *router : idle;
   std::vector<LinkInfo> out;
   out.reserve(stats.size() + topology_.endpoints());
   static const char* kDimNames = "XYZUVW";
@@ -148,8 +110,8 @@ std::vector<LinkInfo> NetworkModel::links() const {
       out.push_back(LinkInfo{std::move(name), stats[topology_.port_base(r) + p], l.bandwidth});
     }
   }
-  if (packet_) {
-    const auto& nic = packet_->nic_link_stats();
+  if (const std::vector<LinkStats>* nics = backend_->nic_link_stats()) {
+    const std::vector<LinkStats>& nic = *nics;
     for (EndpointId e = 0; e < topology_.endpoints(); ++e) {
       out.push_back(LinkInfo{fmt::format("nic {} -> router {}", e, topology_.endpoint_router(e)), nic[e],
                              topology_.endpoint_bandwidth()});

@@ -15,7 +15,6 @@ using simcore::Event;
 
 namespace {
 
-constexpr uint16_t kGenerate = kTrafficKindBegin;  // target = endpoint
 constexpr uint64_t kMeasuredBit = 1ULL << 63;
 
 uint64_t splitmix(uint64_t& state) {
@@ -36,7 +35,7 @@ bool is_cube(const net::Topology& t) {
 class Generator : public net::MessageSink {
  public:
   Generator(const net::NetworkConfig& config, const TrafficOptions& options)
-      : options_(options), net_(engine_, config, *this) {
+      : options_(options), net_(engine_, config, *this), generate_(engine_.reserve_kinds(1)[0]) {
     const net::Topology& t = net_.topology();
     const uint64_t payload =
         options.message_size.count() ? options.message_size.count() : config.nic.packet_payload.count();
@@ -62,7 +61,7 @@ class Generator : public net::MessageSink {
     const Time limit = window_end_ + options_.drain_limit;
     engine_.run(
         [this](const Event& ev) {
-          if (net::NetworkModel::owns(ev.kind)) {
+          if (net_.owns(ev.kind)) {
             net_.dispatch(ev);
           } else {
             generate(ev.target);
@@ -119,7 +118,7 @@ class Generator : public net::MessageSink {
     // Poisson arrivals: exponential gaps.
     const double gap = -std::log(1.0 - uniform01(rng_[e])) * mean_gap_ps_;
     const Time next = from + Time::ps(std::max<int64_t>(1, std::llround(gap)));
-    if (next < window_end_) engine_.schedule(next, kGenerate, e);
+    if (next < window_end_) engine_.schedule(next, generate_, e);
   }
 
   void generate(EndpointId src) {
@@ -138,6 +137,7 @@ class Generator : public net::MessageSink {
   TrafficOptions options_;
   simcore::Engine engine_;
   net::NetworkModel net_;
+  uint16_t generate_;  // the event kind of the next message from an endpoint (target = endpoint)
   Bytes size_;
   uint64_t wire_bytes_ = 0;
   double mean_gap_ps_ = 0;

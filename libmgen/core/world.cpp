@@ -51,6 +51,7 @@ Rank& World::current() {
 
 World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
     : serial_(next_serial()), mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this) {
+  kinds_ = engine_.reserve_kinds(kKindCount);
   const net::Topology& t = network_.topology();
   if (job.ranks == 0) throw std::invalid_argument("a job needs at least one rank");
   if (job.procs_per_node == 0) throw std::invalid_argument("processes per node must be at least 1");
@@ -166,11 +167,11 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
 }
 
 void World::dispatch(const simcore::Event& e) {
-  if (net::NetworkModel::owns(e.kind)) {
+  if (network_.owns(e.kind)) {
     network_.dispatch(e);
     return;
   }
-  switch (e.kind) {
+  switch (e.kind - kinds_.begin) {
     case kRankResume:
       resume_batch();
       break;
@@ -191,7 +192,7 @@ void World::wake(Rank& r) {
   waking_.push_back(r.id);
   if (resume_scheduled_) return;
   resume_scheduled_ = true;
-  engine_.schedule(engine_.now(), kRankResume, 0);
+  engine_.schedule(engine_.now(), kinds_[kRankResume], 0);
 }
 
 // Every rank woken at this instant runs in one pass, in wake order: each hands over straight to
@@ -232,7 +233,7 @@ void World::resume_batch() {
 void World::schedule_ops(Rank& r) {
   if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
   r.ops_scheduled = true;
-  engine_.schedule(r.outbox[r.outbox_head].at, kRankOps, r.id);
+  engine_.schedule(r.outbox[r.outbox_head].at, kinds_[kRankOps], r.id);
 }
 
 void World::process_ops(RankId id) {
@@ -699,7 +700,7 @@ void World::transmit(uint32_t slot, uint64_t wire_bytes) {
     const Time start = simcore::max(now, memory_free_[a.node]);
     const Time copy = simcore::transfer_time(Bytes(wire_bytes), node_.memory_bandwidth);
     memory_free_[a.node] = start + copy;
-    engine_.schedule(start + copy + node_.memory_latency, kMemoryDone, t.dst, 0, slot);
+    engine_.schedule(start + copy + node_.memory_latency, kinds_[kMemoryDone], t.dst, 0, slot);
   } else {
     network_.inject(a.endpoint, b.endpoint, Bytes(wire_bytes), slot);
   }

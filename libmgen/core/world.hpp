@@ -173,7 +173,8 @@ class World : public net::MessageSink {
   void on_message_delivered(uint64_t cookie, Time t) override;
 
  private:
-  enum Kind : uint16_t { kRankResume = 64, kRankOps, kMemoryDone };
+  // The world's own event kinds, counted from the first of the block the engine reserved for it.
+  enum Kind : uint16_t { kRankResume, kRankOps, kMemoryDone, kKindCount };
   enum class Xfer : uint8_t { kEager, kRts, kCts, kData, kPut, kPutAck, kGetReq, kGetData };
   // A message in flight between two ranks.
   struct Transfer {
@@ -225,6 +226,7 @@ class World : public net::MessageSink {
   CollectiveConfig colls_;
   simcore::Engine engine_;
   net::NetworkModel network_;
+  simcore::KindRange kinds_;
   std::vector<Rank> ranks_;
   std::vector<Time> memory_free_;  // per node: when its copy engine is free
   std::vector<Transfer> transfers_;

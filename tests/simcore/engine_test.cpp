@@ -190,3 +190,24 @@ TEST_CASE("the calendar's bucket width changes only while it is empty and stays 
     drain();
   }
 }
+
+TEST_CASE("the engine hands out disjoint blocks of event kinds, never kind 0", "[engine]") {
+  Engine e;
+  const KindRange a = e.reserve_kinds(7);
+  const KindRange b = e.reserve_kinds(3);
+  const KindRange none = e.reserve_kinds(0);
+  CHECK(a.begin == 1);
+  CHECK(a.end == 8);
+  CHECK(b.begin == a.end);
+  CHECK(b.end == 11);
+  CHECK(a[0] == 1);
+  CHECK(b[2] == 10);
+  CHECK(a.contains(7));
+  CHECK_FALSE(a.contains(8));
+  CHECK_FALSE(a.contains(0));
+  CHECK(b.contains(8));
+  CHECK(none.begin == none.end);
+  CHECK_FALSE(none.contains(none.begin));
+  e.reserve_kinds(static_cast<uint16_t>(0xFFFF - 11));
+  CHECK_THROWS_AS(e.reserve_kinds(1), std::logic_error);
+}

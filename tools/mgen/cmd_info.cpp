@@ -22,16 +22,6 @@ struct NullSink : net::MessageSink {
   void on_message_delivered(uint64_t, simcore::Time) override {}
 };
 
-struct BackendEntry {
-  const char* name;
-  const char* description;
-};
-const BackendEntry kBackends[] = {
-    {"packet", "packet-level virtual cut-through routers with credit flow control (contention, congestion)"},
-    {"analytic", "zero-load cut-through pipeline per message: no contention; the packet model's oracle"},
-    {"dimemas", "Dimemas: T = L + S/B per message, contention only for node links and buses ([dimemas])"},
-};
-
 // The packet model's routers and NICs (the analytic backend shares them).
 void print_routers_and_nics(const net::NetworkModel& net, const net::NetworkConfig& c) {
   fmt::print("routing     {}, {} VC(s) x {} per input port, {} arbitration\n", net.routing().name(),
@@ -115,7 +105,7 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
     fmt::print("  {:12} [{}] {}\n", e.name, e.for_cube ? "mesh, torus" : "fat tree, crossbar", e.description);
   }
   fmt::print("network backends\n");
-  for (const auto& e : kBackends)
+  for (const auto& e : net::backend_registry())
     fmt::print("  {:12} {}\n", e.name, e.description);
   fmt::print("collective algorithms (select with [collectives] or --set collectives.NAME=ALGO)\n");
   for (const auto& a : mpi::collective_algorithms()) {

@@ -12,8 +12,26 @@
 
 namespace mgen::simcore {
 
+// A block of event kinds handed to one owner (a network backend, the MPI world, a traffic
+// generator), so that owners never pick numbers by hand and never collide. Kind 0 is never
+// handed out.
+struct KindRange {
+  uint16_t begin = 0, end = 0;
+  constexpr bool contains(uint16_t kind) const { return kind >= begin && kind < end; }
+  // The owner's own kind `local` (0, 1, ...) as the engine sees it.
+  constexpr uint16_t operator[](uint16_t local) const { return static_cast<uint16_t>(begin + local); }
+};
+
 class Engine {
  public:
+  // Hands out the next `count` event kinds.
+  KindRange reserve_kinds(uint16_t count) {
+    if (count > 0xFFFF - next_kind_) throw std::logic_error("the engine's 65,535 event kinds are all handed out");
+    const KindRange r{next_kind_, static_cast<uint16_t>(next_kind_ + count)};
+    next_kind_ = r.end;
+    return r;
+  }
+
   Time now() const { return now_; }
   uint64_t events_processed() const { return processed_; }
   uint64_t events_scheduled() const { return next_seq_; }
@@ -59,6 +77,7 @@ class Engine {
   Time now_;
   uint64_t next_seq_ = 0;
   uint64_t processed_ = 0;
+  uint16_t next_kind_ = 1;
   bool stop_ = false;
 };
 

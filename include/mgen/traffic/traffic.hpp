@@ -15,10 +15,6 @@ namespace mgen::traffic {
 using simcore::Bytes;
 using simcore::Time;
 
-// Event kinds [32, 48) belong to the traffic generator.
-inline constexpr uint16_t kTrafficKindBegin = 32;
-inline constexpr uint16_t kTrafficKindEnd = 48;
-
 struct PatternEntry {
   const char* name;
   const char* description;

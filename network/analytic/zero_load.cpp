@@ -1,36 +1,25 @@
-#include "analytic_network.hpp"
+#include "analytic/zero_load.hpp"
 
 #include <fmt/format.h>
 
-#include <iterator>
 #include <stdexcept>
 
 namespace mgen::net {
 
 using simcore::transfer_time;
 
-AnalyticNetwork::AnalyticNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
-                                 const Routing& routing, MessageSink& sink)
-    : engine_(engine),
-      topo_(topology),
+ZeroLoadModel::ZeroLoadModel(const NetworkConfig& config, const Topology& topology, const Routing& routing)
+    : topo_(topology),
       routing_(routing),
-      sink_(sink),
       t_head_(head_delay(config.router)),
       t_tail_(config.router.switch_delay),
       switch_bw_(config.router.switch_bandwidth),
       dma_bw_(config.nic.dma_bandwidth),
       dma_latency_(config.nic.dma_latency),
       payload_max_(config.nic.packet_payload.count()),
-      header_(static_cast<uint32_t>(config.nic.packet_header.count())),
-      link_stats_(topology.total_ports()),
-      nic_contention_(config.analytic.nic_contention) {
-  if (nic_contention_) {
-    source_.assign(topology.endpoints(), SourceNic{});
-    ejection_.resize(topology.endpoints());
-  }
-}
+      header_(static_cast<uint32_t>(config.nic.packet_header.count())) {}
 
-void AnalyticNetwork::path(EndpointId src, EndpointId dst, std::vector<Stage>& out) const {
+void ZeroLoadModel::route(EndpointId src, EndpointId dst, std::vector<Stage>& out) const {
   out.clear();
   RouteState state;
   RouterId r = topo_.endpoint_router(src);
@@ -72,9 +61,9 @@ inline Tagged tmax(Tagged a, Tagged b) {
 // growing at r_k, each further full packet repeats that step exactly (by induction on the packet
 // index), and the remaining full packets are added at once. Otherwise the loop runs to the end;
 // the result is the same integer either way.
-AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId dst, Bytes size, Time start,
-                                                   SourceNic& source) const {
-  path(src, dst, scratch_);
+ZeroLoadModel::Timing ZeroLoadModel::zero_load(EndpointId src, EndpointId dst, Bytes size, Time start,
+                                               SourceNic& source) const {
+  route(src, dst, scratch_);
   const size_t n = scratch_.size();
   const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
   const uint64_t full = size.count() / payload_max_;  // packets carrying payload_max_ bytes
@@ -152,98 +141,6 @@ AnalyticNetwork::Timing AnalyticNetwork::zero_load(EndpointId src, EndpointId ds
   if (packets > full) step(size.count() - full * payload_max_);  // the short last packet, or an empty one
   source = SourceNic{dma_free, nic_busy};
   return Timing{nic_busy, rx_free + dma_latency_, static_cast<uint32_t>(n - 1)};
-}
-
-Time AnalyticNetwork::book_ejection(EndpointId dst, Time from, Time length, Time now) {
-  std::map<Time, Time>& booked = ejection_[dst];
-  while (!booked.empty() && booked.begin()->second <= now)
-    booked.erase(booked.begin());
-  // The first gap of `length` from `from` on.
-  Time s = from;
-  auto next = booked.upper_bound(s);
-  if (next != booked.begin() && std::prev(next)->second > s) s = std::prev(next)->second;
-  while (next != booked.end() && next->first < s + length) {
-    s = simcore::max(s, next->second);
-    ++next;
-  }
-  const Time end = s + length;
-  // Book [s, end), merged with the bookings it touches.
-  Time merged_end = end;
-  if (next != booked.end() && next->first == end) {
-    merged_end = next->second;
-    next = booked.erase(next);
-  }
-  if (next != booked.begin() && std::prev(next)->second == s) {
-    std::prev(next)->second = merged_end;
-  } else {
-    booked.emplace_hint(next, s, merged_end);
-  }
-  return end;
-}
-
-void AnalyticNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
-  if (src >= topo_.endpoints() || dst >= topo_.endpoints()) {
-    throw std::out_of_range(
-        fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
-  }
-  const Time now = engine_.now();
-  const uint64_t packets = size.count() == 0 ? 1 : (size.count() + payload_max_ - 1) / payload_max_;
-  const uint64_t wire = size.count() + packets * header_;
-  Timing t;
-  if (nic_contention_) {
-    t = zero_load(src, dst, size, now, source_[src]);
-    // The last packet's receive DMA ends dma_latency_ before delivery.
-    const Time eject = simcore::max(
-        simcore::max(transfer_time(Bytes(wire), topo_.endpoint_bandwidth()), transfer_time(Bytes(wire), switch_bw_)),
-        transfer_time(size, dma_bw_));
-    const Time end = t.delivered - dma_latency_;
-    t.delivered = book_ejection(dst, end - eject, eject, now) + dma_latency_;
-  } else {
-    t = zero_load(src, dst, size, now);
-  }
-  uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-    cookies_[slot] = cookie;
-    posted_[slot] = now;
-  } else {
-    slot = static_cast<uint32_t>(cookies_.size());
-    cookies_.push_back(cookie);
-    posted_.push_back(now);
-  }
-  // Busy time is what the link would need to carry these bytes on its own; links are shared
-  // without contention here, so a link's busy time may exceed the run's length.
-  for (const Stage& s : scratch_) {
-    LinkStats& l = link_stats_[s.out_gp];
-    l.bytes += wire;
-    l.packets += packets;
-    l.busy += transfer_time(Bytes(wire), s.bw);
-  }
-  ++live_;
-  ++totals_.messages_injected;
-  totals_.packets += packets;
-  totals_.packet_hops += packets * (scratch_.size() + 1);
-  totals_.payload_bytes += size.count();
-  engine_.schedule(t.sent, kAnalyticSent, src, 0, slot);
-  engine_.schedule(t.delivered, kAnalyticDelivered, dst, 0, slot);
-}
-
-void AnalyticNetwork::dispatch(const simcore::Event& e) {
-  const uint32_t slot = static_cast<uint32_t>(e.data);
-  if (e.kind == kAnalyticSent) {
-    sink_.on_message_sent(cookies_[slot], e.time);
-  } else if (e.kind == kAnalyticDelivered) {
-    const Time latency = e.time - posted_[slot];
-    ++totals_.messages_delivered;
-    totals_.latency_sum += latency;
-    totals_.latency_max = simcore::max(totals_.latency_max, latency);
-    --live_;
-    free_.push_back(slot);
-    sink_.on_message_delivered(cookies_[slot], e.time);
-  } else {
-    throw std::logic_error(fmt::format("analytic network got an event of unknown kind {}", e.kind));
-  }
 }
 
 }  // namespace mgen::net

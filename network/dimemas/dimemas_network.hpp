@@ -15,26 +15,26 @@
 #include <string>
 #include <vector>
 
-#include "mgen/net/network.hpp"
+#include "mgen/net/backend.hpp"
 
 namespace mgen::net {
 
-enum DimemasEventKind : uint16_t {
-  kDimemasReady = 20,  // data = slot: the latency has passed, the message asks for resources
-  kDimemasDone,        // data = slot: the transfer ends
-  kDimemasKindEnd,
-};
-
-class DimemasNetwork {
+class DimemasNetwork final : public Backend {
  public:
-  DimemasNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology, MessageSink& sink);
+  enum EventKind : uint16_t {
+    kReady,  // data = slot: the latency has passed, the message asks for resources
+    kDone,   // data = slot: the transfer ends
+    kKindCount,
+  };
 
-  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);
-  void dispatch(const simcore::Event& e);
-  const NetworkTotals& totals() const { return totals_; }
-  uint64_t messages_in_flight() const { return live_; }
+  explicit DimemasNetwork(const BackendContext& context);
+
+  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
+  void dispatch(const simcore::Event& e) override;
+  NetworkTotals totals() const override { return totals_; }
+  uint64_t in_flight() const override { return live_; }
   // Messages waiting for a link or a bus, for deadlock reports (there should never be any).
-  std::string describe_waiting(size_t limit) const;
+  std::string describe_stuck(size_t limit) const override;
 
  private:
   struct Message {
@@ -48,6 +48,7 @@ class DimemasNetwork {
   simcore::Engine& engine_;
   const Topology& topo_;
   MessageSink& sink_;
+  simcore::KindRange kinds_;
   DimemasConfig config_;
   std::vector<uint32_t> out_free_, in_free_;  // per node; with half duplex in_free_ is unused
   uint32_t buses_free_ = 0;

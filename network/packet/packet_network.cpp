@@ -1,4 +1,4 @@
-#include "packet_network.hpp"
+#include "packet/packet_network.hpp"
 
 #include <fmt/format.h>
 
@@ -9,12 +9,15 @@ namespace mgen::net {
 using simcore::Event;
 using simcore::transfer_time;
 
-PacketNetwork::PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
-                             const Routing& routing, MessageSink& sink)
-    : engine_(engine),
+PacketNetwork::PacketNetwork(const BackendContext& c) : PacketNetwork(c, c.config, c.topology, c.routing) {}
+
+PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology,
+                             const Routing& routing)
+    : engine_(c.engine),
       topo_(topology),
       routing_(routing),
-      sink_(sink),
+      sink_(c.sink),
+      kinds_(c.kinds),
       vcs_(routing.vcs()),
       t_head_(head_delay(config.router)),
       t_tail_(config.router.switch_delay),
@@ -157,7 +160,7 @@ uint32_t PacketNetwork::alloc_message() {
 // ---------------------------------------------------------------- dispatch
 
 void PacketNetwork::dispatch(const Event& e) {
-  switch (e.kind) {
+  switch (e.kind - kinds_.begin) {
     case kHeadReady:
       on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32));
       break;
@@ -251,7 +254,7 @@ void PacketNetwork::nic_wake(EndpointId e, Time t) {
   Nic& nic = nics_[e];
   if (nic.wake_at >= engine_.now() && nic.wake_at <= t) return;
   nic.wake_at = t;
-  engine_.schedule(t, kNicWake, e);
+  engine_.schedule(t, kinds_[kNicWake], e);
 }
 
 void PacketNetwork::try_inject(EndpointId e) {
@@ -310,7 +313,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   p.born = msg.posted + full_packet_time_ * msg.sent;
   p.tail = tail + topo_.endpoint_latency();
   p.vc = static_cast<uint8_t>(vc);
-  engine_.schedule(head + topo_.endpoint_latency() + t_head_, kHeadReady, topo_.endpoint_router(e),
+  engine_.schedule(head + topo_.endpoint_latency() + t_head_, kinds_[kHeadReady], topo_.endpoint_router(e),
                    topo_.endpoint_port(e), pk | (uint64_t(vc) << 32));
   ++totals_.packets;
   ++totals_.packet_hops;
@@ -323,7 +326,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   if (msg.sent < msg.packets) {
     enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
   } else {
-    engine_.schedule(tail, kMsgSent, e, 0, m);
+    engine_.schedule(tail, kinds_[kMsgSent], e, 0, m);
   }
   if (nic.ring_head != kNoId) nic_wake(e, tail);
 }
@@ -351,11 +354,11 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   Message& msg = messages_[p.msg];
   const EndpointId requester = msg.src;
   if (++msg.received == msg.packets) {
-    engine_.schedule(response ? dma_end : dma_end + dma_latency_, kMsgDelivered, e, 0, p.msg);
+    engine_.schedule(response ? dma_end : dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
   }
   free_packet(pk);
   // The NIC answers a put once its data is in memory.
-  if (fma_ && !response) engine_.schedule(dma_end, kFmaRespond, e, 0, requester);
+  if (fma_ && !response) engine_.schedule(dma_end, kinds_[kFmaRespond], e, 0, requester);
 }
 
 // The destination NIC answers a put: a one-packet message back to the requester, queued with the
@@ -451,7 +454,7 @@ void PacketNetwork::wake(RouterId r, uint32_t out_port, Time t) {
   Port& port = ports_[topo_.port_base(r) + out_port];
   if (port.out_wake >= engine_.now() && port.out_wake <= t) return;
   port.out_wake = t;
-  engine_.schedule(t, kRouterWake, r, static_cast<uint16_t>(out_port));
+  engine_.schedule(t, kinds_[kRouterWake], r, static_cast<uint16_t>(out_port));
 }
 
 void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
@@ -563,9 +566,10 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   }
   p.tail = tail + out.latency;
   if (out.kind == PeerKind::kRouter) {
-    engine_.schedule(head + out.latency + t_head_, kHeadReady, out.peer, out.peer_port, pk | (uint64_t{vc} << 32));
+    engine_.schedule(head + out.latency + t_head_, kinds_[kHeadReady], out.peer, out.peer_port,
+                     pk | (uint64_t{vc} << 32));
   } else {
-    engine_.schedule(head + out.latency, kNicArrive, out.peer, 0, pk);
+    engine_.schedule(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
   }
   if (out.req_head != kNoId) wake(r, out_gp - base, tail);
   if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);

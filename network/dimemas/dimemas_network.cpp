@@ -1,4 +1,4 @@
-#include "dimemas_network.hpp"
+#include "dimemas/dimemas_network.hpp"
 
 #include <fmt/format.h>
 
@@ -6,15 +6,15 @@
 
 namespace mgen::net {
 
-DimemasNetwork::DimemasNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology,
-                               MessageSink& sink)
-    : engine_(engine),
-      topo_(topology),
-      sink_(sink),
-      config_(config.dimemas),
-      out_free_(topology.endpoints(), config.dimemas.output_links),
-      in_free_(topology.endpoints(), config.dimemas.input_links),
-      buses_free_(config.dimemas.buses) {}
+DimemasNetwork::DimemasNetwork(const BackendContext& c)
+    : engine_(c.engine),
+      topo_(c.topology),
+      sink_(c.sink),
+      kinds_(c.kinds),
+      config_(c.config.dimemas),
+      out_free_(c.topology.endpoints(), c.config.dimemas.output_links),
+      in_free_(c.topology.endpoints(), c.config.dimemas.input_links),
+      buses_free_(c.config.dimemas.buses) {}
 
 void DimemasNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
   if (src >= topo_.endpoints() || dst >= topo_.endpoints()) {
@@ -35,7 +35,7 @@ void DimemasNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t
   ++totals_.packets;
   ++totals_.packet_hops;
   totals_.payload_bytes += size.count();
-  engine_.schedule(engine_.now() + config_.latency, kDimemasReady, dst, 0, slot);
+  engine_.schedule(engine_.now() + config_.latency, kinds_[kReady], dst, 0, slot);
 }
 
 bool DimemasNetwork::try_start(uint32_t slot) {
@@ -53,20 +53,20 @@ bool DimemasNetwork::try_start(uint32_t slot) {
     --in_free_[m.dst];
   }
   if (!unlimited_buses) --buses_free_;
-  engine_.schedule(engine_.now() + simcore::transfer_time(Bytes(m.bytes), config_.bandwidth), kDimemasDone, m.dst, 0,
+  engine_.schedule(engine_.now() + simcore::transfer_time(Bytes(m.bytes), config_.bandwidth), kinds_[kDone], m.dst, 0,
                    slot);
   return true;
 }
 
 void DimemasNetwork::dispatch(const simcore::Event& e) {
   const uint32_t slot = static_cast<uint32_t>(e.data);
-  if (e.kind == kDimemasReady) {
+  if (e.kind == kinds_[kReady]) {
     // Every waiting message is blocked on something already taken (each release retries them
     // all), so a newcomer that finds its resources free takes nothing anyone could use now.
     if (!try_start(slot)) waiting_.push_back(slot);
     return;
   }
-  if (e.kind != kDimemasDone) {
+  if (e.kind != kinds_[kDone]) {
     throw std::logic_error(fmt::format("Dimemas network got an event of unknown kind {}", e.kind));
   }
   const Message m = messages_[slot];
@@ -97,7 +97,7 @@ void DimemasNetwork::dispatch(const simcore::Event& e) {
   sink_.on_message_delivered(m.cookie, e.time);
 }
 
-std::string DimemasNetwork::describe_waiting(size_t limit) const {
+std::string DimemasNetwork::describe_stuck(size_t limit) const {
   std::string out;
   size_t n = 0;
   for (uint32_t slot : waiting_) {

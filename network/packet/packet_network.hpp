@@ -24,36 +24,39 @@
 #include <string>
 #include <vector>
 
-#include "mgen/net/network.hpp"
+#include "mgen/net/backend.hpp"
 
 namespace mgen::net {
 
+// The backend's own event kinds, counted from the first of the block the engine reserved for it.
 enum PacketEventKind : uint16_t {
-  kHeadReady = kNetworkKindBegin,  // target router, port = input port, data = packet | vc << 32
-  kRouterWake,                     // target router, port = output port
-  kNicWake,                        // target endpoint
-  kNicArrive,                      // target endpoint, data = packet (its head reaches the NIC)
-  kMsgSent,                        // target source endpoint, data = message
-  kMsgDelivered,                   // target destination endpoint, data = message
-  kFmaRespond,                     // target destination endpoint, data = the requester endpoint
+  kHeadReady,     // target router, port = input port, data = packet | vc << 32
+  kRouterWake,    // target router, port = output port
+  kNicWake,       // target endpoint
+  kNicArrive,     // target endpoint, data = packet (its head reaches the NIC)
+  kMsgSent,       // target source endpoint, data = message
+  kMsgDelivered,  // target destination endpoint, data = message
+  kFmaRespond,    // target destination endpoint, data = the requester endpoint
   kPacketKindEnd,
 };
 
-class PacketNetwork {
+class PacketNetwork final : public Backend {
  public:
-  PacketNetwork(simcore::Engine& engine, const NetworkConfig& config, const Topology& topology, const Routing& routing,
-                MessageSink& sink);
+  explicit PacketNetwork(const BackendContext& context);
 
-  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie);
-  void dispatch(const simcore::Event& e);
+  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
+  void dispatch(const simcore::Event& e) override;
 
-  const NetworkTotals& totals() const { return totals_; }
-  const std::vector<LinkStats>& router_link_stats() const { return link_stats_; }
-  const std::vector<LinkStats>& nic_link_stats() const { return nic_stats_; }
-  uint64_t packets_in_flight() const { return live_packets_; }
-  std::string describe_stuck(size_t limit) const;
+  NetworkTotals totals() const override { return totals_; }
+  const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
+  const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
+  uint64_t in_flight() const override { return live_packets_; }
+  std::string describe_stuck(size_t limit) const override;
 
  private:
+  // The body of the constructor reads the machine through these names.
+  PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology, const Routing& routing);
+
   struct Packet {
     Time tail;  // when the tail is (or will be) in the buffer the packet occupies
     Time born;  // age arbitration: when it would have left an idle source NIC
@@ -162,6 +165,7 @@ class PacketNetwork {
   const Topology& topo_;
   const Routing& routing_;
   MessageSink& sink_;
+  simcore::KindRange kinds_;
   uint32_t vcs_;
   Time t_head_;  // routing + VC allocation + switch allocation + switch traversal
   Time t_tail_;  // switch traversal: what the tail pays after it arrives

@@ -1,0 +1,90 @@
+// The network backend contract and the backend registry.
+//
+// A backend turns injected messages into the two callbacks of MessageSink (sent, delivered) at
+// the right simulated times, using only the engine (its own block of event kinds), the machine's
+// topology and routing, and its configuration. Every backend implements exactly this interface;
+// NetworkModel owns one, chosen by name from backend_registry(). Adding a backend is one folder
+// under network/ plus one row in network/backends.cpp (and `mgen info` lists it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mgen/net/config.hpp"
+#include "mgen/net/routing.hpp"
+#include "mgen/net/topology.hpp"
+#include "mgen/simcore/engine.hpp"
+
+namespace mgen::net {
+
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  // The last packet of the message has left the source NIC (the send buffer is reusable).
+  virtual void on_message_sent(uint64_t cookie, Time t) = 0;
+  // Every byte of the message is in the destination's memory.
+  virtual void on_message_delivered(uint64_t cookie, Time t) = 0;
+};
+
+struct LinkStats {
+  uint64_t bytes = 0;  // wire bytes, headers included
+  uint64_t packets = 0;
+  Time busy;  // sum over packets of (tail departure - head departure)
+};
+
+struct NetworkTotals {
+  uint64_t messages_injected = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t packets = 0;
+  uint64_t packet_hops = 0;  // router-to-router and router-to-NIC link traversals
+  uint64_t payload_bytes = 0;
+  Time latency_sum;  // message injection to delivery
+  Time latency_max;
+};
+
+// What a backend is built from. The references outlive the backend.
+struct BackendContext {
+  simcore::Engine& engine;
+  const NetworkConfig& config;
+  const Topology& topology;
+  const Routing& routing;
+  MessageSink& sink;
+  simcore::KindRange kinds;  // the event kinds the backend may schedule, reserved for it
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // A message of `size` bytes from `src` to `dst` at engine.now(); 0 bytes still costs a header.
+  virtual void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) = 0;
+  // One of the backend's own events (its kind is in the context's range).
+  virtual void dispatch(const simcore::Event& e) = 0;
+  virtual NetworkTotals totals() const = 0;
+  // Per router output port (topology.port_base(r) + port): what crossed it. Null when the
+  // backend has no router links (the links are then reported idle).
+  virtual const std::vector<LinkStats>* router_link_stats() const { return nullptr; }
+  // Per endpoint: its NIC's injection link, or null when the backend does not model it.
+  virtual const std::vector<LinkStats>* nic_link_stats() const { return nullptr; }
+  // Packets (or messages) injected and not yet delivered: non-zero on an idle engine is deadlock.
+  virtual uint64_t in_flight() const = 0;
+  // Where undelivered traffic is stuck, for deadlock reports (at most `limit` lines).
+  virtual std::string describe_stuck(size_t /*limit*/) const { return ""; }
+};
+
+struct BackendEntry {
+  const char* name;
+  const char* description;
+  uint16_t event_kinds;   // how many event kinds the engine reserves for it
+  unsigned bucket_shift;  // the calendar's bucket width, 2^shift ps, suited to its event spacing
+  std::unique_ptr<Backend> (*make)(const BackendContext& context);
+};
+
+// Every backend, in the order `mgen info` lists them (network/backends.cpp).
+const std::vector<BackendEntry>& backend_registry();
+// The entry named `name`, or null.
+const BackendEntry* find_backend(std::string_view name);
+
+}  // namespace mgen::net
