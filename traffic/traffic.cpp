@@ -97,7 +97,8 @@ class Generator : public net::MessageSink {
     r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
     r.events = engine_.events_processed();
     r.packet_hops = net_.totals().packet_hops;
-    r.simulated_s = engine_.now().seconds();
+    r.simulated = engine_.now();
+    r.simulated_s = r.simulated.seconds();
     r.links = net_.links();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;

@@ -27,6 +27,8 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
   r.error = out.error;
   r.predicted_s = out.predicted.seconds();
   r.drained_s = out.drained.seconds();
+  r.predicted = out.predicted;
+  r.drained = out.drained;
   r.events = world.engine().events_processed();
   r.messages = world.messages();
   r.intra_node_messages = world.intra_node_messages();
@@ -35,9 +37,21 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
   r.ranks.reserve(world.size());
   for (RankId i = 0; i < world.size(); ++i) {
     const Rank& rank = world.rank(i);
-    r.ranks.push_back(RankReport{i, rank.node, rank.finished_at.seconds(), rank.stats.compute.seconds(),
-                                 rank.stats.overhead.seconds(), rank.stats.wait.seconds(), rank.stats.messages_sent,
-                                 rank.stats.bytes_sent, rank.stats.calls});
+    RankReport k;
+    k.rank = i;
+    k.node = rank.node;
+    k.finish = rank.finished_at;
+    k.compute = rank.stats.compute;
+    k.overhead = rank.stats.overhead;
+    k.wait = rank.stats.wait;
+    k.finish_s = k.finish.seconds();
+    k.compute_s = k.compute.seconds();
+    k.overhead_s = k.overhead.seconds();
+    k.wait_s = k.wait.seconds();
+    k.messages = rank.stats.messages_sent;
+    k.bytes = rank.stats.bytes_sent;
+    k.calls = rank.stats.calls;
+    r.ranks.push_back(k);
     r.bytes += rank.stats.bytes_sent;
     for (const TimelineEntry& e : rank.timeline)
       r.timeline.push_back(TimelineEvent{i, e.name, e.start.seconds(), e.end.seconds()});

@@ -267,6 +267,10 @@ void write_json_report(const std::string& path, const std::string& program, cons
                      {"compute_s", k.compute_s},
                      {"communication_s", k.overhead_s},
                      {"wait_s", k.wait_s},
+                     {"finish_ps", k.finish.count_ps()},
+                     {"compute_ps", k.compute.count_ps()},
+                     {"communication_ps", k.overhead.count_ps()},
+                     {"wait_ps", k.wait.count_ps()},
                      {"messages", k.messages},
                      {"bytes", k.bytes},
                      {"calls", k.calls}});
@@ -278,6 +282,7 @@ void write_json_report(const std::string& path, const std::string& program, cons
                      {"bytes", l.stats.bytes},
                      {"packets", l.stats.packets},
                      {"busy_s", l.stats.busy.seconds()},
+                     {"busy_ps", l.stats.busy.count_ps()},
                      {"utilization", r.drained_s > 0 ? l.stats.busy.seconds() / r.drained_s : 0.0}});
   }
   nlohmann::json report = {{"command", command},
@@ -286,6 +291,8 @@ void write_json_report(const std::string& path, const std::string& program, cons
                            {"error", r.error},
                            {"predicted_time_s", r.predicted_s},
                            {"drained_s", r.drained_s},
+                           {"predicted_ps", r.predicted.count_ps()},
+                           {"drained_ps", r.drained.count_ps()},
                            {"ranks", job.ranks},
                            {"procs_per_node", job.procs_per_node},
                            {"wall_s", r.wall_s},

@@ -44,6 +44,7 @@ nlohmann::json link_summary(const traffic::TrafficResult& r, size_t top) {
     busiest.push_back({{"link", l.name},
                        {"bytes", l.stats.bytes},
                        {"packets", l.stats.packets},
+                       {"busy_ps", l.stats.busy.count_ps()},
                        {"utilization", r.simulated_s > 0 ? l.stats.busy.seconds() / r.simulated_s : 0}});
   }
   const double mean =
@@ -110,6 +111,7 @@ nlohmann::json result_json(const traffic::TrafficResult& r) {
           {"events", r.events},
           {"packet_hops", r.packet_hops},
           {"simulated_s", r.simulated_s},
+          {"simulated_ps", r.simulated.count_ps()},
           {"wall_s", r.wall_s},
           {"links", link_summary(r, 10)}};
 }

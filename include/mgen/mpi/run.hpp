@@ -41,6 +41,7 @@ using RankMain = std::function<void(int argc, char** argv)>;
 struct RankReport {
   uint32_t rank = 0, node = 0;
   double finish_s = 0, compute_s = 0, overhead_s = 0, wait_s = 0;
+  simcore::Time finish, compute, overhead, wait;  // the same, exact
   uint64_t messages = 0, bytes = 0, calls = 0;
 };
 
@@ -61,9 +62,10 @@ struct MessageEvent {
 
 struct RunReport {
   bool ok = true;
-  std::string error;       // the first error or the deadlock report
-  double predicted_s = 0;  // when the last rank finished
-  double drained_s = 0;    // when the last simulated event happened
+  std::string error;                 // the first error or the deadlock report
+  double predicted_s = 0;            // when the last rank finished
+  double drained_s = 0;              // when the last simulated event happened
+  simcore::Time predicted, drained;  // the same, exact
   double wall_s = 0;
   uint64_t events = 0;
   uint64_t messages = 0, intra_node_messages = 0;

@@ -43,6 +43,7 @@ struct TrafficResult {
   uint64_t events = 0;
   uint64_t packet_hops = 0;
   double simulated_s = 0;
+  Time simulated;  // the same, exact
   double wall_s = 0;
   // Every link's totals over the whole run (utilisation = busy / simulated time).
   std::vector<net::LinkInfo> links;
