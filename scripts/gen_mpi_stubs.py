@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes libmgen/mpi/unsupported.cpp: every MPI function MPICH's mpi.h declares that the MPI
+"""Writes wrappers/mpi/unsupported.cpp: every MPI function MPICH's mpi.h declares that the MPI
 layer does not implement, as a stub that stops the run naming the function; and the list of
 implemented functions at the end of docs/mpi-coverage.md. Rerun after adding bindings (then
 clang-format the stubs): python3 scripts/gen_mpi_stubs.py
@@ -13,7 +13,7 @@ inc = pathlib.Path("/usr/include/x86_64-linux-gnu/mpich")
 header = (inc / "mpi.h").read_text() + (inc / "mpi_proto.h").read_text()
 declared = sorted(set(re.findall(r"\b(?:int|double|MPI_Aint|MPI_Fint|MPI_\w+)\s+MPI_(\w+)\s*\(", header)))
 defined = set()
-for f in (root / "libmgen/mpi").glob("*.cpp"):
+for f in (root / "wrappers/mpi").glob("*.cpp"):
     if f.name == "unsupported.cpp":
         continue
     defined |= set(re.findall(r"\bPMPI_(\w+)\s*\(", f.read_text()))
@@ -33,7 +33,7 @@ for n in missing + tools:
     out.append(f"#pragma weak MPI_{n} = PMPI_{n}")
 out += ["", "}  // extern \"C\"", "// NOLINTEND", ""]
 implemented = sorted(n for n in declared if n in defined)
-stub_file = root / "libmgen/mpi/unsupported.cpp"
+stub_file = root / "wrappers/mpi/unsupported.cpp"
 doc_file = root / "docs/mpi-coverage.md"
 doc = doc_file.read_text()
 marker = "## Implemented functions\n"

@@ -81,7 +81,7 @@ less() {
 }
 
 # ---- the built-in default machine, by hand ------------------------------------------------
-# include/mgen/net/config.hpp and include/mgen/mpi/config.hpp: 8x8x8 torus (x varies fastest
+# network/include/mgen/net/config.hpp and libmgen/config/include/mgen/mpi/config.hpp: 8x8x8 torus (x varies fastest
 # in node numbers), links 10 GB/s, router link latency L = 20 ns, NIC link latency 50 ns,
 # head pipeline t_head = RC 4 + VA 4 + SA 4 + ST 20 = 32 ns, 32-byte packet header, DMA
 # 20 GB/s (never the bottleneck for one stream), send and receive overheads 200 ns each,

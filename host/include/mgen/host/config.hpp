@@ -2,7 +2,7 @@
 // ICPP 2019): the software of the low-level protocol (LLP, UCX's UCT) and of the high-level
 // protocols (HLP: MPICH and UCP), the PCIe link between root complex (RC) and NIC, the wire
 // and switch, and the RC writing the payload to memory. Filled from a machine file's [host]
-// table (config/ is the only place that reads it); libmgen/host composes it into the paper's
+// table (config/ is the only place that reads it); host/ composes it into the paper's
 // equations and derives the MPI layer's overheads from it.
 #pragma once
 
