@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/groups.hpp"
 #include "core/match_queue.hpp"
+#include "core/node_memory.hpp"
 #include "core/types.hpp"
 #include "mgen/mpi/config.hpp"
 #include "mgen/mpi/run.hpp"
@@ -131,14 +133,8 @@ class World : public net::MessageSink {
   // it had matched or completed already.
   bool cancel(Rank& r, uint32_t req);
   void compute(Rank& r, Time t);
-  // Groups are immutable and interned: every member of a communicator shares one.
-  std::shared_ptr<const Group> intern_group(std::vector<RankId> members);
-  // Comm_split without O(p^2) time or memory: each member of `parent` deposits its (color,
-  // key) under `id`; after a synchronising collective (which models the exchange's time) each
-  // asks for its new group. The first to ask builds every color's group at once; the last
-  // frees the entry. A negative color (MPI_UNDEFINED) gets null.
-  void split_put(uint64_t id, int members, int index, int color, int key);
-  std::shared_ptr<const Group> split_group(uint64_t id, const Comm& parent, int color);
+  // The run's groups (interned) and Comm_split's exchange.
+  GroupTable& groups() { return groups_; }
   // A collective done in one step: every member of `comm` posts its part; when the last one's
   // post is processed (at the latest arrival), the first member's `finish` runs once with all
   // parts in communicator order, moves the data and returns the duration; every member leaves
@@ -166,7 +162,7 @@ class World : public net::MessageSink {
     bool collective;
   };
   const std::vector<MessageRecord>& message_log() const { return message_log_; }
-  uint64_t intra_node_messages() const { return intra_messages_; }
+  uint64_t intra_node_messages() const { return transport_.copies(); }
 
   // net::MessageSink
   void on_message_sent(uint64_t cookie, Time t) override;
@@ -174,7 +170,7 @@ class World : public net::MessageSink {
 
  private:
   // The world's own event kinds, counted from the first of the block the engine reserved for it.
-  enum Kind : uint16_t { kRankResume, kRankOps, kMemoryDone, kKindCount };
+  enum Kind : uint16_t { kRankResume, kRankOps, kKindCount };
   enum class Xfer : uint8_t { kEager, kRts, kCts, kData, kPut, kPutAck, kGetReq, kGetData };
   // A message in flight between two ranks.
   struct Transfer {
@@ -226,9 +222,9 @@ class World : public net::MessageSink {
   CollectiveConfig colls_;
   simcore::Engine engine_;
   net::NetworkModel network_;
+  NodeMemory transport_;  // the network behind each node's memory
   simcore::KindRange kinds_;
   std::vector<Rank> ranks_;
-  std::vector<Time> memory_free_;  // per node: when its copy engine is free
   std::vector<Transfer> transfers_;
   uint32_t free_transfer_ = kNone;
   std::unique_ptr<runtime::FiberRuntime> fibers_;
@@ -239,21 +235,15 @@ class World : public net::MessageSink {
   bool stopping_ = false;
   std::optional<std::string> error_;
   std::exception_ptr foreign_exception_;
-  uint64_t messages_ = 0, intra_messages_ = 0;
+  uint64_t messages_ = 0;
   std::vector<MessageRecord> message_log_;
-  struct Split {
-    std::vector<std::pair<int, int>> color_key;  // per parent rank
-    std::map<int, std::shared_ptr<const Group>> groups;
-    int remaining = 0;
-  };
-  std::map<uint64_t, Split> splits_;
   struct OneStep {
     std::vector<const OneStepPart*> parts;  // by communicator rank
     int arrived = 0;
   };
   std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
   void arrive_one_step(Rank& r);
-  std::map<std::vector<RankId>, std::weak_ptr<const Group>> groups_;
+  GroupTable groups_;
 };
 
 }  // namespace mgen::mpi

@@ -82,7 +82,7 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
   // Every member derives the same exchange key (same parent, same count of derivations).
   const uint64_t exchange = c.derive_context(0x5311);
   World& w = s.world();
-  w.split_put(exchange, c.size(), c.rank, color == MGEN_UNDEFINED ? -1 : color, key);
+  w.groups().split_put(exchange, c.size(), c.rank, color == MGEN_UNDEFINED ? -1 : color, key);
   // The (color, key) exchange costs what an allgather of 8 bytes per rank costs, by Bruck's
   // algorithm (log2 p rounds; what a scalable MPI uses for such small data).
   colls::Channel ch(w, s.rank(), c);
@@ -92,7 +92,7 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
   a.block = 8;
   colls::allgather_bruck(ch, a);
   const uint64_t context = c.derive_context(static_cast<uint64_t>(color) + 1);
-  std::shared_ptr<const Group> g = w.split_group(exchange, c, color == MGEN_UNDEFINED ? -1 : color);
+  std::shared_ptr<const Group> g = w.groups().split_group(exchange, c, color == MGEN_UNDEFINED ? -1 : color);
   *newcomm = g ? add_comm(s.rank(), make_comm(s, context, std::move(g))) : MGEN_COMM_NULL;
   return MGEN_SUCCESS;
 }
@@ -211,7 +211,7 @@ int MGEN_Intercomm_create(MGEN_Comm local_comm, int local_leader, MGEN_Comm peer
   }
   const uint64_t context = lc.world(local_leader) < head[0] ? mine : head[1];
   auto ic = make_comm(s, context, lc.group);
-  ic->remote = s.world().intern_group(std::move(members));
+  ic->remote = s.world().groups().intern(std::move(members));
   *newintercomm = add_comm(s.rank(), std::move(ic));
   return MGEN_SUCCESS;
 }
@@ -245,7 +245,7 @@ int MGEN_Intercomm_merge(MGEN_Comm intercomm, int high, MGEN_Comm* newintracomm)
   for (int i = 0; i < second.size(); ++i)
     members.push_back(second.world(i));
   const uint64_t context = ic.derive_context(0x3e76);
-  *newintracomm = add_comm(s.rank(), make_comm(s, context, w.intern_group(std::move(members))));
+  *newintracomm = add_comm(s.rank(), make_comm(s, context, w.groups().intern(std::move(members))));
   return MGEN_SUCCESS;
 }
 
@@ -302,7 +302,7 @@ int MGEN_Group_incl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newg
     if (seen[ranks[i]]++) s.fail(MGEN_ERR_RANK, fmt::format("rank {} listed twice", ranks[i]));
     members.push_back(g.world(ranks[i]));
   }
-  *newgroup = n == 0 ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().intern_group(std::move(members)));
+  *newgroup = n == 0 ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().groups().intern(std::move(members)));
   return MGEN_SUCCESS;
 }
 
@@ -321,7 +321,7 @@ int MGEN_Group_excl(MGEN_Group group, int n, const int ranks[], MGEN_Group* newg
   for (int i = 0; i < g.size(); ++i) {
     if (!out[i]) members.push_back(g.world(i));
   }
-  *newgroup = members.empty() ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().intern_group(std::move(members)));
+  *newgroup = members.empty() ? MGEN_GROUP_EMPTY : add_group(s.rank(), s.world().groups().intern(std::move(members)));
   return MGEN_SUCCESS;
 }
 
@@ -412,7 +412,7 @@ int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int peri
   std::vector<RankId> members;
   for (int i = 0; i < cells; ++i)
     members.push_back(c.world(i));
-  auto cart = make_comm(s, context, cells == c.size() ? c.group : s.world().intern_group(std::move(members)));
+  auto cart = make_comm(s, context, cells == c.size() ? c.group : s.world().groups().intern(std::move(members)));
   cart->cart = CartTopology{std::vector<int>(dims, dims + ndims), std::vector<int>(static_cast<size_t>(ndims), 0)};
   for (int i = 0; i < ndims; ++i)
     cart->cart->periods[static_cast<size_t>(i)] = periods[i] ? 1 : 0;

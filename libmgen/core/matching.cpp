@@ -1,0 +1,143 @@
+// Matching: arrived messages meet posted receives in MPI's non-overtaking order (per sender,
+// by sequence number; an early arrival waits for its predecessors), through the posted and
+// unexpected queues; probes, cancellation and RDMA polls look at the same queues.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <tuple>
+
+#include "core/world.hpp"
+
+namespace mgen::mpi {
+
+bool World::matches(const Request& q, const Envelope& env) const {
+  return q.context == env.context && (q.want_src == kAnySource || static_cast<RankId>(q.want_src) == env.src) &&
+         (q.want_tag == kAnyTag || q.want_tag == env.tag);
+}
+
+void World::arrive(RankId dst, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  const RankId src = transfers_[slot].env.src;
+  if (transfers_[slot].env.seq != r.recv_seq[src]) {
+    r.early.push_back(slot);  // an earlier message from this sender is still on its way
+    return;
+  }
+  deliver_in_order(dst, slot);
+  for (bool more = !r.early.empty(); more;) {
+    more = false;
+    for (size_t i = 0; i < r.early.size(); ++i) {
+      const Envelope& env = transfers_[r.early[i]].env;
+      if (env.src != src || env.seq != r.recv_seq[src]) continue;
+      const uint32_t next = r.early[i];
+      r.early.erase(r.early.begin() + static_cast<ptrdiff_t>(i));
+      deliver_in_order(dst, next);
+      more = true;
+      break;
+    }
+  }
+}
+
+void World::deliver_in_order(RankId dst, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  const Envelope& env = transfers_[slot].env;
+  ++r.recv_seq[env.src];
+  const uint32_t n =
+      r.posted.find_for(static_cast<int>(env.src), [&](uint32_t q) { return matches(r.requests[q], env); });
+  if (n != kNone) {
+    match(dst, r.posted.erase(n), slot);
+    return;
+  }
+  r.unexpected.push(slot, static_cast<int>(env.src));
+  if (r.block.kind == Block::kProbe) wake_if_ready(r);
+}
+
+void World::match(RankId dst, uint32_t q, uint32_t slot) {
+  Rank& r = ranks_[dst];
+  Request& req = r.requests[q];
+  const Envelope env = transfers_[slot].env;
+  req.status = Status{env.src_rank, env.tag, 0, env.bytes};
+  if (env.bytes > req.capacity) {
+    // MPI_ERR_TRUNCATE: the receive completes with what fits and reports the error in its
+    // status; the caller decides whether it is fatal (MGEN programs) or returned (MPI handlers).
+    req.status.error = kErrTruncated;
+    req.status.bytes = req.capacity;
+    req.status.message_bytes = env.bytes;
+  }
+  req.peer = env.src;
+  if (transfers_[slot].kind == Xfer::kEager) {
+    const Transfer& t = transfers_[slot];
+    const uint64_t fit = req.status.bytes;
+    if (req.rbuf != nullptr && t.inline_bytes)
+      std::memcpy(req.rbuf, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
+    if (req.rbuf != nullptr && !t.data.empty())
+      std::memcpy(req.rbuf, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
+    log_message(dst, req, env);
+    complete(dst, q);
+  } else {
+    // Rendezvous: tell the sender to go ahead.
+    const uint32_t sreq = transfers_[slot].sreq;
+    const uint32_t cts = new_transfer(Xfer::kCts, dst, env.src);
+    transfers_[cts].sreq = sreq;
+    transfers_[cts].rreq = q;
+    transfers_[cts].env = env;
+    transmit(cts, mpi_.envelope.count());
+  }
+  // The network reported it sent before it could arrive; nothing refers to it any more.
+  transfer_done(slot);
+}
+
+void World::log_message(RankId dst, const Request& receive, const Envelope& env) {
+  if (!job_.message_log) return;
+  message_log_.push_back(MessageRecord{env.src, dst, env.posted, env.sent, receive.posted, engine_.now(), env.bytes,
+                                       env.tag, receive.collective});
+}
+
+Status World::probe(Rank& r, uint64_t context, int src_world, int tag) {
+  r.block = Block{};
+  r.block.kind = Block::kProbe;
+  r.block.context = context;
+  r.block.src = src_world;
+  r.block.tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+  return r.block.status;
+}
+
+bool World::iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status) {
+  r.block = Block{};
+  r.block.kind = Block::kIprobe;
+  r.block.context = context;
+  r.block.src = src_world;
+  r.block.tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+  if (r.block.flag && status) *status = r.block.status;
+  if (!r.block.flag) {
+    r.clock += mpi_.poll_overhead;
+    r.stats.overhead += mpi_.poll_overhead;
+  }
+  return r.block.flag;
+}
+
+bool World::cancel(Rank& r, uint32_t q) {
+  if (r.requests[q].complete) return false;
+  r.block = Block{};
+  r.block.kind = Block::kCancel;
+  r.block.reqs = &q;
+  r.block.count = 1;
+  block(r);
+  r.block.kind = Block::kNone;
+  return r.block.flag;
+}
+
+void World::rdma_poll(Rank& r, int tag) {
+  r.block = Block{};
+  r.block.kind = Block::kPoll;
+  r.block.poll_tag = tag;
+  block(r);
+  r.block.kind = Block::kNone;
+}
+
+}  // namespace mgen::mpi

@@ -1,0 +1,41 @@
+// A node's memory in front of the network backend (a decorator with the network's contract:
+// inject, owns, dispatch, and the sink told when each message was sent and delivered). A
+// message between two endpoints of one node is a copy through that node's memory, serialised on
+// the node's copy engine: it starts when the engine is free, takes its bytes at
+// node.memory_bandwidth, and is sent and delivered node.memory_latency after the copy ends.
+// Every other message goes to the network. The protocols above never ask which one carried it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mgen/mpi/config.hpp"
+#include "mgen/net/network.hpp"
+
+namespace mgen::mpi {
+
+class NodeMemory {
+ public:
+  NodeMemory(simcore::Engine& engine, net::NetworkModel& network, const NodeConfig& node, net::MessageSink& sink);
+
+  // At engine.now(), like NetworkModel::inject.
+  void inject(net::EndpointId src, net::EndpointId dst, simcore::Bytes size, uint64_t cookie);
+  bool owns(uint16_t kind) const { return kinds_.contains(kind) || network_.owns(kind); }
+  void dispatch(const simcore::Event& e);
+
+  uint64_t copies() const { return copies_; }  // messages that stayed inside a node
+
+ private:
+  enum Kind : uint16_t { kCopyDone, kKindCount };  // data = cookie
+
+  simcore::Engine& engine_;
+  net::NetworkModel& network_;
+  net::MessageSink& sink_;
+  simcore::Bandwidth bandwidth_;
+  simcore::Time latency_;
+  simcore::KindRange kinds_;
+  std::vector<simcore::Time> free_at_;  // per node: when its copy engine is free
+  uint64_t copies_ = 0;
+};
+
+}  // namespace mgen::mpi

@@ -1,0 +1,222 @@
+// Protocols: how a posted send, receive, put or get becomes messages on the network or copies
+// through a node's memory. Eager messages carry their payload (copied at send time);
+// larger ones, and synchronous sends, go by rendezvous (RTS, CTS, data); RDMA puts are
+// acknowledged and gets answered. The network tells when each message left and arrived.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <tuple>
+
+#include "core/world.hpp"
+
+namespace mgen::mpi {
+
+uint32_t World::post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm,
+                          uint64_t context, bool collective) {
+  r.clock += mpi_.send_overhead;
+  r.stats.overhead += mpi_.send_overhead;
+  const uint32_t q = r.alloc_request(ReqKind::kSend);
+  Request& req = r.requests[q];
+  req.sbuf = buf;
+  req.peer = dst;
+  req.collective = collective;
+  req.env = Envelope{context, r.id, comm.rank, tag, bytes, 0, r.clock, Time()};
+  r.outbox.push_back(Op{r.clock, OpKind::kSend, q});
+  return q;
+}
+
+uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context,
+                          bool collective) {
+  const uint32_t q = r.alloc_request(ReqKind::kRecv);
+  Request& req = r.requests[q];
+  req.rbuf = buf;
+  req.capacity = capacity;
+  req.context = context;
+  req.want_src = src_world;
+  req.want_tag = tag;
+  req.collective = collective;
+  req.posted = r.clock;
+  r.outbox.push_back(Op{r.clock, OpKind::kRecv, q});
+  return q;
+}
+
+uint32_t World::post_rdma(Rank& r, ReqKind kind, RankId peer, uint64_t bytes, int tag) {
+  r.clock += mpi_.rdma_overhead;
+  r.stats.overhead += mpi_.rdma_overhead;
+  const uint32_t q = r.alloc_request(kind);
+  Request& req = r.requests[q];
+  req.peer = peer;
+  req.rdma_tag = tag;
+  req.env.bytes = bytes;
+  r.outbox.push_back(Op{r.clock, kind == ReqKind::kPut ? OpKind::kPut : OpKind::kGet, q});
+  return q;
+}
+
+uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
+  uint32_t slot;
+  if (free_transfer_ != kNone) {
+    slot = free_transfer_;
+    free_transfer_ = transfers_[slot].next_free;
+    Transfer& t = transfers_[slot];
+    t.kind = Xfer::kEager;
+    t.sreq = t.rreq = kNone;
+    t.env = Envelope{};
+    t.inline_bytes = 0;
+    t.sent = t.delivered = false;
+  } else {
+    slot = static_cast<uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  }
+  Transfer& t = transfers_[slot];
+  t.kind = kind;
+  t.src = src;
+  t.dst = dst;
+  return slot;
+}
+
+void World::transmit(uint32_t slot, uint64_t wire_bytes) {
+  const Transfer& t = transfers_[slot];
+  ++messages_;
+  transport_.inject(ranks_[t.src].endpoint, ranks_[t.dst].endpoint, Bytes(wire_bytes), slot);
+}
+
+void World::transfer_done(uint32_t slot) {
+  if (!transfers_[slot].data.empty()) std::vector<std::byte>().swap(transfers_[slot].data);
+  transfers_[slot].next_free = free_transfer_;
+  free_transfer_ = slot;
+}
+
+void World::start_send(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  Request& req = r.requests[q];
+  const RankId dst = req.peer;
+  req.env.seq = r.send_seq[dst]++;
+  ++r.stats.messages_sent;
+  r.stats.bytes_sent += req.env.bytes;
+  const uint64_t bytes = req.env.bytes;
+  req.env.sent = engine_.now();
+  if (bytes <= mpi_.eager_threshold.count() && !req.synchronous) {
+    const uint32_t slot = new_transfer(Xfer::kEager, id, dst);
+    Transfer& t = transfers_[slot];
+    t.sreq = q;
+    t.env = req.env;
+    if (req.sbuf != nullptr && bytes > 0) {
+      const auto* p = static_cast<const std::byte*>(req.sbuf);
+      if (bytes <= Transfer::kInline) {
+        std::memcpy(t.inline_data, p, bytes);
+        t.inline_bytes = static_cast<uint32_t>(bytes);
+      } else {
+        t.data.assign(p, p + bytes);
+      }
+    }
+    transmit(slot, bytes + mpi_.envelope.count());
+  } else {
+    req.rendezvous = true;
+    const uint32_t slot = new_transfer(Xfer::kRts, id, dst);
+    transfers_[slot].sreq = q;
+    transfers_[slot].env = req.env;
+    transmit(slot, mpi_.envelope.count());
+  }
+}
+
+void World::start_recv(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  const Request& req = r.requests[q];
+  const uint32_t n = r.unexpected.find(req.want_src, [&](uint32_t slot) { return matches(req, transfers_[slot].env); });
+  if (n != kNone) {
+    match(id, q, r.unexpected.erase(n));
+    return;
+  }
+  r.posted.push(q, req.want_src);
+}
+
+void World::start_put(RankId id, uint32_t q) {
+  const Request& req = ranks_[id].requests[q];
+  const uint32_t slot = new_transfer(Xfer::kPut, id, req.peer);
+  transfers_[slot].sreq = q;
+  transfers_[slot].env.bytes = req.env.bytes;
+  transfers_[slot].env.tag = req.rdma_tag;
+  ++ranks_[id].stats.messages_sent;
+  ranks_[id].stats.bytes_sent += req.env.bytes;
+  transmit(slot, req.env.bytes);
+}
+
+void World::start_get(RankId id, uint32_t q) {
+  const Request& req = ranks_[id].requests[q];
+  const uint32_t slot = new_transfer(Xfer::kGetReq, id, req.peer);
+  transfers_[slot].sreq = q;
+  transfers_[slot].env.bytes = req.env.bytes;
+  transfers_[slot].env.tag = req.rdma_tag;
+  transmit(slot, mpi_.envelope.count());
+}
+
+void World::on_message_sent(uint64_t cookie, Time) {
+  const uint32_t slot = static_cast<uint32_t>(cookie);
+  Transfer& t = transfers_[slot];
+  t.sent = true;
+  if (t.kind == Xfer::kEager || t.kind == Xfer::kData) complete(t.src, t.sreq);
+  if (t.delivered) transfer_done(slot);
+}
+
+void World::on_message_delivered(uint64_t cookie, Time) {
+  const uint32_t slot = static_cast<uint32_t>(cookie);
+  // Copied: new_transfer() below may move the pool.
+  const Xfer kind = transfers_[slot].kind;
+  const RankId src = transfers_[slot].src, dst = transfers_[slot].dst;
+  const uint32_t sreq = transfers_[slot].sreq, rreq = transfers_[slot].rreq;
+  const Envelope env = transfers_[slot].env;
+  switch (kind) {
+    case Xfer::kEager:
+    case Xfer::kRts:
+      arrive(dst, slot);  // the slot lives on in a queue until matched
+      return;
+    case Xfer::kCts: {
+      // At the sender: the data goes now, straight from the send buffer. It is read here, as the
+      // NIC reads it, because the sender may reuse its buffer as soon as the send completes;
+      // the receiver cannot look at its buffer before the data's simulated arrival anyway.
+      const Request& sq = ranks_[dst].requests[sreq];
+      Request& rq = ranks_[src].requests[rreq];
+      const uint64_t fit = std::min(env.bytes, rq.capacity);
+      if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0) std::memcpy(rq.rbuf, sq.sbuf, fit);
+      const uint32_t data = new_transfer(Xfer::kData, dst, src);
+      transfers_[data].sreq = sreq;
+      transfers_[data].rreq = rreq;
+      transfers_[data].env = env;
+      transfers_[data].env.sent = engine_.now();
+      transmit(data, env.bytes);
+      break;
+    }
+    case Xfer::kData:
+      log_message(dst, ranks_[dst].requests[rreq], env);
+      complete(dst, rreq);
+      break;
+    case Xfer::kPut: {
+      Rank& target = ranks_[dst];
+      ++target.put_arrivals[env.tag];
+      if (target.block.kind == Block::kPoll) wake_if_ready(target);
+      // The target NIC confirms once the data is in memory (NSIM-ACE §3.1).
+      const uint32_t ack = new_transfer(Xfer::kPutAck, dst, src);
+      transfers_[ack].sreq = sreq;
+      transmit(ack, mpi_.envelope.count());
+      break;
+    }
+    case Xfer::kPutAck:
+    case Xfer::kGetData:
+      complete(dst, sreq);
+      break;
+    case Xfer::kGetReq: {
+      const uint32_t data = new_transfer(Xfer::kGetData, dst, src);
+      transfers_[data].sreq = sreq;
+      transfers_[data].env.bytes = env.bytes;
+      transmit(data, env.bytes);
+      break;
+    }
+  }
+  Transfer& done = transfers_[slot];
+  done.delivered = true;
+  if (done.sent) transfer_done(slot);
+}
+
+}  // namespace mgen::mpi

@@ -1,0 +1,306 @@
+// Rank scheduling: the rank fibers' side of the simcall rule. A rank posts operations to its
+// outbox and runs ahead; the engine processes them at their timestamps (process_ops), and a
+// rank that must wait blocks until evaluate_block says its condition holds, then resumes with
+// every other rank woken at that instant, in wake order (resume_batch).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <tuple>
+
+#include "core/world.hpp"
+
+namespace mgen::mpi {
+
+void World::wake(Rank& r) {
+  r.state = Rank::State::kWaking;
+  waking_.push_back(r.id);
+  if (resume_scheduled_) return;
+  resume_scheduled_ = true;
+  engine_.schedule(engine_.now(), kinds_[kRankResume], 0);
+}
+
+// Every rank woken at this instant runs in one pass, in wake order: each hands over straight to
+// the next fiber, so a resumption costs one context switch, not two.
+void World::resume_batch() {
+  resume_scheduled_ = false;
+  batch_.swap(waking_);
+  waking_.clear();
+  const Time now = engine_.now();
+  for (RankId id : batch_) {
+    Rank& r = ranks_[id];
+    if (r.block.kind != Block::kNone) r.stats.wait += now - r.block.since;
+    r.clock = simcore::max(r.clock, now);
+    r.state = Rank::State::kRunning;
+    fibers_->make_ready(id);
+  }
+  fibers_->run_ready();
+  current_ = kNone;
+  for (RankId id : batch_) {
+    Rank& r = ranks_[id];
+    // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
+    // at the stack bottom is the only witness, so it is checked after every run of the fiber.
+    if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
+      error_ =
+          fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+    }
+    if (fibers_->finished(id)) {
+      r.state = Rank::State::kFinished;
+      r.finished_at = r.clock;
+    } else {
+      r.state = Rank::State::kBlocked;
+    }
+    if (!error_) schedule_ops(r);
+  }
+  if (error_) engine_.stop();
+}
+
+void World::schedule_ops(Rank& r) {
+  if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
+  r.ops_scheduled = true;
+  engine_.schedule(r.outbox[r.outbox_head].at, kinds_[kRankOps], r.id);
+}
+
+void World::process_ops(RankId id) {
+  Rank& r = ranks_[id];
+  r.ops_scheduled = false;
+  const Time now = engine_.now();
+  while (r.outbox_head < r.outbox.size() && r.outbox[r.outbox_head].at <= now) {
+    const Op op = r.outbox[r.outbox_head++];
+    switch (op.kind) {
+      case OpKind::kSend:
+        start_send(id, op.req);
+        break;
+      case OpKind::kRecv:
+        start_recv(id, op.req);
+        break;
+      case OpKind::kPut:
+        start_put(id, op.req);
+        break;
+      case OpKind::kGet:
+        start_get(id, op.req);
+        break;
+      case OpKind::kBlock:
+        r.block.since = op.at;
+        if (r.block.kind == Block::kWaitAll) {
+          r.block.pending = 0;
+          for (uint32_t i = 0; i < r.block.count; ++i) {
+            const uint32_t q = r.block.reqs[i];
+            if (q == kNone || r.requests[q].complete) continue;
+            r.requests[q].in_wait = true;
+            ++r.block.pending;
+          }
+        } else if (r.block.kind == Block::kWaitAny) {
+          for (uint32_t i = 0; i < r.block.count; ++i) {
+            if (r.block.reqs[i] != kNone) r.requests[r.block.reqs[i]].in_wait = true;
+          }
+        }
+        r.state = Rank::State::kBlocked;
+        if (r.block.kind == Block::kCollective) arrive_one_step(r);
+        wake_if_ready(r);
+        break;
+    }
+    if (error_) return;
+  }
+  if (r.outbox_head == r.outbox.size()) {
+    r.outbox.clear();
+    r.outbox_head = 0;
+  } else {
+    schedule_ops(r);
+  }
+}
+
+bool World::evaluate_block(Rank& r) {
+  Block& b = r.block;
+  switch (b.kind) {
+    case Block::kWaitAll:
+      return b.pending == 0;
+    case Block::kWaitAny:
+      for (uint32_t i = 0; i < b.count; ++i) {
+        if (b.reqs[i] != kNone && r.requests[b.reqs[i]].complete) return true;
+      }
+      return false;
+    case Block::kTest:
+      b.flag = r.requests[b.reqs[0]].complete;
+      return true;
+    case Block::kCollective:
+      return b.flag;
+    case Block::kProbe:
+    case Block::kIprobe: {
+      const uint32_t n = r.unexpected.find(b.src, [&](uint32_t slot) {
+        const Envelope& env = transfers_[slot].env;
+        return env.context == b.context && (b.tag == kAnyTag || b.tag == env.tag);
+      });
+      b.flag = n != kNone;
+      if (b.flag) {
+        const Envelope& env = transfers_[r.unexpected.id(n)].env;
+        b.status = Status{env.src_rank, env.tag, 0, env.bytes};
+      }
+      return b.flag || b.kind == Block::kIprobe;
+    }
+    case Block::kCancel: {
+      // A receive not yet matched leaves the posted queue and completes as cancelled.
+      const uint32_t q = b.reqs[0];
+      b.flag = r.posted.remove(q);
+      if (b.flag) {
+        r.requests[q].complete = true;
+        r.requests[q].status = Status{};
+        r.requests[q].status.cancelled = true;
+      }
+      return true;
+    }
+    case Block::kPoll: {
+      auto it = r.put_arrivals.find(b.poll_tag);
+      if (it == r.put_arrivals.end() || it->second == 0) return false;
+      if (--it->second == 0) r.put_arrivals.erase(it);
+      return true;
+    }
+    case Block::kNone:
+      break;
+  }
+  return false;
+}
+
+void World::wake_if_ready(Rank& r) {
+  if (r.state != Rank::State::kBlocked || r.outbox_head != r.outbox.size()) return;
+  if (!evaluate_block(r)) return;
+  wake(r);
+}
+
+void World::complete(RankId id, uint32_t q) {
+  Rank& r = ranks_[id];
+  Request& req = r.requests[q];
+  req.complete = true;
+  req.done = engine_.now();
+  if (r.state != Rank::State::kBlocked || !req.in_wait) return;
+  if (r.block.kind == Block::kWaitAll) {
+    if (--r.block.pending == 0) wake_if_ready(r);
+  } else if (r.block.kind == Block::kWaitAny) {
+    wake_if_ready(r);
+  }
+}
+
+void World::suspend(Rank& r) {
+  fibers_->suspend(r.id);
+  current_ = r.id;  // the engine may have resumed several ranks in one pass
+  if (stopping_) {
+    runtime::forget_unwound_frames();
+    throw RankUnwind{};
+  }
+}
+
+void World::block(Rank& r) {
+  r.outbox.push_back(Op{r.clock, OpKind::kBlock, kNone});
+  suspend(r);
+}
+
+void World::compute(Rank& r, Time t) {
+  r.clock += t;
+  r.stats.compute += t;
+}
+
+void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
+  const Time entry = r.clock;
+  bool done = true;
+  for (uint32_t i = 0; i < n && done; ++i)
+    done = reqs[i] == kNone || r.requests[reqs[i]].complete;
+  if (!done) {
+    r.block = Block{};
+    r.block.kind = Block::kWaitAll;
+    r.block.reqs = reqs;
+    r.block.count = n;
+    block(r);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+    }
+    r.block.kind = Block::kNone;
+  }
+  // Receive processing: while the rank waits inside MPI it handles each message as it
+  // arrives (one at a time, recv_overhead each); messages that arrived before the wait are
+  // handled from its start. The wait ends when the last one is handled. Completed sends are
+  // handled the same way when they cost send_progress_overhead (Breaking Band's Post_prog).
+  handled_.clear();
+  const bool send_progress = mpi_.send_progress_overhead > Time::zero();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (reqs[i] == kNone) continue;
+    const Request& req = r.requests[reqs[i]];
+    if (req.kind == ReqKind::kRecv) handled_.emplace_back(req.done, mpi_.recv_overhead);
+    if (req.kind == ReqKind::kSend && send_progress) handled_.emplace_back(req.done, mpi_.send_progress_overhead);
+  }
+  if (handled_.empty()) return;
+  std::sort(handled_.begin(), handled_.end());
+  Time cpu = entry;
+  Time handling = Time::zero();
+  for (auto [t, cost] : handled_) {
+    cpu = simcore::max(cpu, t) + cost;
+    handling += cost;
+  }
+  // resume() counted the whole blocked time as waiting; part of it was spent handling messages.
+  r.stats.overhead += handling;
+  r.stats.wait += (cpu - simcore::max(r.clock, entry)) - handling;
+  r.clock = simcore::max(r.clock, cpu);
+}
+
+int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {
+  auto first_done = [&]() -> int {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone && r.requests[reqs[i]].complete) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  bool any = false;
+  for (uint32_t i = 0; i < n; ++i)
+    any = any || reqs[i] != kNone;
+  if (!any) return -1;
+  int index = first_done();
+  if (index < 0) {
+    r.block = Block{};
+    r.block.kind = Block::kWaitAny;
+    r.block.reqs = reqs;
+    r.block.count = n;
+    block(r);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+    }
+    r.block.kind = Block::kNone;
+    index = first_done();
+  }
+  if (r.requests[reqs[index]].kind == ReqKind::kRecv) {
+    r.clock += mpi_.recv_overhead;
+    r.stats.overhead += mpi_.recv_overhead;
+  } else if (r.requests[reqs[index]].kind == ReqKind::kSend) {
+    r.clock += mpi_.send_progress_overhead;
+    r.stats.overhead += mpi_.send_progress_overhead;
+  }
+  return index;
+}
+
+bool World::test(Rank& r, uint32_t q) {
+  bool done = r.requests[q].complete;
+  if (!done) {
+    r.block = Block{};
+    r.block.kind = Block::kTest;
+    r.block.reqs = &q;
+    r.block.count = 1;
+    block(r);
+    r.block.kind = Block::kNone;
+    done = r.block.flag;
+    if (!done) {
+      // An unsuccessful test costs a poll of the progress engine; without it a test loop
+      // would spin forever at one instant of simulated time.
+      r.clock += mpi_.poll_overhead;
+      r.stats.overhead += mpi_.poll_overhead;
+    }
+  }
+  if (done && r.requests[q].kind == ReqKind::kRecv && !r.requests[q].status.cancelled) {
+    r.clock += mpi_.recv_overhead;
+    r.stats.overhead += mpi_.recv_overhead;
+  } else if (done && r.requests[q].kind == ReqKind::kSend) {
+    r.clock += mpi_.send_progress_overhead;
+    r.stats.overhead += mpi_.send_progress_overhead;
+  }
+  return done;
+}
+
+}  // namespace mgen::mpi
