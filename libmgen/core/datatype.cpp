@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -140,21 +141,28 @@ bool loc(int op, const void* in, void* io, uint64_t n) {
 }  // namespace
 
 namespace {
-ExtraReductions g_extra;
-}
+// The MPI layer installs the same two functions from every rank of every run, possibly from two
+// simulations on two threads at once: atomics make that harmless.
+std::atomic<std::string (*)(int, int, const void*, void*, uint64_t)> g_extra_reduce{nullptr};
+std::atomic<const TypeInfo* (*)(int)> g_extra_type_info{nullptr};
+}  // namespace
 
 void set_extra_reductions(const ExtraReductions& extra) {
-  g_extra = extra;
+  g_extra_reduce.store(extra.reduce, std::memory_order_relaxed);
+  g_extra_type_info.store(extra.type_info, std::memory_order_relaxed);
 }
 
 const TypeInfo* type_info(int type) {
-  if (type >= kExtraBase) return g_extra.type_info ? g_extra.type_info(type) : nullptr;
+  if (type >= kExtraBase) {
+    auto* info = g_extra_type_info.load(std::memory_order_relaxed);
+    return info ? info(type) : nullptr;
+  }
   if (type <= 0 || type >= kTypeCount) return nullptr;
   return &kTypes[type];
 }
 
 bool op_valid(int op) {
-  if (op >= kExtraBase) return g_extra.reduce != nullptr;
+  if (op >= kExtraBase) return g_extra_reduce.load(std::memory_order_relaxed) != nullptr;
   return op >= MGEN_MAX && op <= MGEN_REPLACE;
 }
 
@@ -164,8 +172,9 @@ const char* op_name(int op) {
 
 std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n) {
   if (op >= kExtraBase || type >= kExtraBase) {
-    if (g_extra.reduce == nullptr) return "no reduction for this operation and type";
-    return g_extra.reduce(op, type, in, io, n);
+    auto* reduce = g_extra_reduce.load(std::memory_order_relaxed);
+    if (reduce == nullptr) return "no reduction for this operation and type";
+    return reduce(op, type, in, io, n);
   }
   bool ok = false;
   const TypeInfo* info = type_info(type);

@@ -34,13 +34,6 @@ void Rank::free_request_slot(uint32_t q) {
   free_request = q;
 }
 
-namespace {
-uint64_t next_serial() {
-  static uint64_t n = 0;
-  return ++n;
-}
-}  // namespace
-
 World* World::active() {
   return g_active;
 }
@@ -50,12 +43,7 @@ Rank& World::current() {
 }
 
 World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
-    : serial_(next_serial()),
-      mpi_(mpi),
-      node_(node),
-      job_(job),
-      network_(engine_, network, *this),
-      transport_(engine_, network_, node, *this) {
+    : mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this), transport_(engine_, network_, node, *this) {
   kinds_ = engine_.reserve_kinds(kKindCount);
   const net::Topology& t = network_.topology();
   if (job.ranks == 0) throw std::invalid_argument("a job needs at least one rank");

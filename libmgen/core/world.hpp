@@ -108,8 +108,23 @@ class World : public net::MessageSink {
 
   // The world of the run in progress on this thread, and the rank whose fiber is running.
   static World* active();
-  // Distinct for every World the process creates (state kept per run keys on it).
-  uint64_t serial() const { return serial_; }
+
+  // State a layer above keeps for this run (the MPI bindings' handles, windows, attributes),
+  // owned by the world and destroyed with it; the core never looks inside. `key` is the address
+  // of something of that layer's (one key per kind of state).
+  struct Extension {
+    virtual ~Extension() = default;
+  };
+  template <class T>
+  T& extension(const void* key) {
+    for (auto& [k, e] : extensions_) {
+      if (k == key) return static_cast<T&>(*e);
+    }
+    auto owned = std::make_unique<T>(*this);
+    T& out = *owned;
+    extensions_.emplace_back(key, std::move(owned));
+    return out;
+  }
   Rank& current();
   bool in_rank() const { return current_ != kNone; }
 
@@ -215,7 +230,6 @@ class World : public net::MessageSink {
   std::string deadlock_report() const;
   std::string describe(const Rank& r) const;
 
-  uint64_t serial_;
   MpiConfig mpi_;
   NodeConfig node_;
   JobConfig job_;
@@ -244,6 +258,8 @@ class World : public net::MessageSink {
   std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
   void arrive_one_step(Rank& r);
   GroupTable groups_;
+  // Last, so destroyed first: the layers above go before the state they were built on.
+  std::vector<std::pair<const void*, std::unique_ptr<Extension>>> extensions_;
 };
 
 }  // namespace mgen::mpi

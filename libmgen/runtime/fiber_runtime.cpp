@@ -82,7 +82,7 @@ char* StackPool::bottom(size_t i) const {
 }
 
 namespace {
-const StackPool* g_pool = nullptr;  // the running FiberRuntime's stacks (one per process)
+thread_local const StackPool* g_pool = nullptr;  // this thread's running FiberRuntime's stacks
 }  // namespace
 
 // AddressSanitizer must be told which stack the thread runs on: otherwise an exception thrown

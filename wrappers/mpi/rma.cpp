@@ -47,11 +47,13 @@ namespace {
 constexpr int kRmaTag = -77;  // RDMA tag of one-sided traffic (never polled)
 constexpr uint32_t kWinKind = 0xa0000000u;
 
-struct Registry {
-  uint64_t run = 0;
+// Every window of a run, by the context of its communicator (each member's MPI_Win_create
+// finds the shared part the first one made). Kept by the World, like every MPI-layer state.
+struct Registry : World::Extension {
+  explicit Registry(World&) {}
   std::map<uint64_t, std::weak_ptr<WinShared>> windows;
 };
-Registry g_registry;
+const char kRegistryKey = 0;
 
 Win& win(MPI_Win w) {
   RankState& st = state();
@@ -68,12 +70,9 @@ MPI_Win create(void* base, MPI_Aint size, int disp_unit, MPI_Comm c, void* owned
   auto w = std::make_shared<Win>();
   MGEN_Comm_dup(comm(c), &w->comm);
   World& world = scope().world();
-  if (g_registry.run != world.serial()) {
-    g_registry = Registry{};
-    g_registry.run = world.serial();
-  }
+  Registry& registry = world.extension<Registry>(&kRegistryKey);
   const Comm& dc = *scope().rank().comms[w->comm];
-  std::shared_ptr<WinShared> s = g_registry.windows[dc.context].lock();
+  std::shared_ptr<WinShared> s = registry.windows[dc.context].lock();
   if (!s) {
     s = std::make_shared<WinShared>();
     s->base.assign(dc.size(), nullptr);
@@ -81,7 +80,7 @@ MPI_Win create(void* base, MPI_Aint size, int disp_unit, MPI_Comm c, void* owned
     s->disp_unit.assign(dc.size(), 1);
     s->exclusive.assign(dc.size(), -1);
     s->shared_count.assign(dc.size(), 0);
-    g_registry.windows[dc.context] = s;
+    registry.windows[dc.context] = s;
   }
   s->base[dc.rank] = static_cast<std::byte*>(base);
   s->size[dc.rank] = size;

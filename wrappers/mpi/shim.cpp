@@ -30,12 +30,20 @@ struct MpiError {
   std::string message;
 };
 
-struct Shim {
-  uint64_t run = 0;  // World::serial() of the run the states belong to
+// The MPI layer's state of one run, per rank: kept by the World (World::extension), so two
+// simulations in one process (or one after another) never share a handle.
+struct Shim : World::Extension {
+  explicit Shim(World& w) : ranks(w.size()), scopes(w.size(), nullptr), reduction_types(w.size()) {}
   std::vector<std::unique_ptr<RankState>> ranks;
   std::vector<api::Scope*> scopes;  // the outermost Call's Scope, per rank
+  // The datatypes user operations are applied to: MGEN type id kExtraBase + index.
+  std::vector<std::deque<std::pair<MPI_Datatype, TypeInfo>>> reduction_types;
 };
-Shim g_shim;
+const char kShimKey = 0;
+
+Shim& shim(World& w) {
+  return w.extension<Shim>(&kShimKey);
+}
 
 int to_mpi_class(int mgen_class) {
   switch (mgen_class) {
@@ -81,13 +89,7 @@ double thread_cpu_seconds() {
 }
 
 RankState& state_of(World& w, RankId id) {
-  if (g_shim.run != w.serial()) {
-    g_shim.ranks.clear();
-    g_shim.ranks.resize(w.size());
-    g_shim.scopes.assign(w.size(), nullptr);
-    g_shim.run = w.serial();
-  }
-  auto& p = g_shim.ranks[id];
+  auto& p = shim(w).ranks[id];
   if (!p) p = std::make_unique<RankState>();
   return *p;
 }
@@ -195,18 +197,12 @@ const std::map<MPI_Datatype, DType>& builtins() {
 
 // ---- user-defined reductions (the core's extra-reduction hooks)
 
-// The datatypes user operations are applied to, per rank: MGEN type id kExtraBase + index.
-struct ReductionTypes {
-  std::deque<std::pair<MPI_Datatype, TypeInfo>> types;
-};
-std::vector<ReductionTypes> g_reduction_types;
-
 RankState& current_state();
 
 const TypeInfo* extra_type_info(int type) {
   World* w = World::active();
   if (w == nullptr || !w->in_rank()) return nullptr;
-  const auto& t = g_reduction_types[w->current().id].types;
+  const auto& t = shim(*w).reduction_types[w->current().id];
   const size_t i = static_cast<size_t>(type - kExtraBase);
   return i < t.size() ? &t[i].second : nullptr;
 }
@@ -216,7 +212,7 @@ std::string extra_reduce(int op, int type, const void* in, void* inout, uint64_t
   if (w == nullptr || !w->in_rank()) return "user operation outside a rank";
   RankState& st = current_state();
   const size_t o = static_cast<size_t>(op - kExtraBase);
-  const auto& types = g_reduction_types[w->current().id].types;
+  const auto& types = shim(*w).reduction_types[w->current().id];
   const size_t t = static_cast<size_t>(type - kExtraBase);
   if (o >= st.ops.size() || !st.ops[o].used || t >= types.size()) return "invalid user-defined operation";
   if (count == 0 || in == nullptr || inout == nullptr) return {};
@@ -245,7 +241,8 @@ RankState& state() {
 }
 
 api::Scope& scope() {
-  return *g_shim.scopes[World::active()->current().id];
+  World& w = *World::active();
+  return *shim(w).scopes[w.current().id];
 }
 
 void fail(int mpi_class, const std::string& message) {
@@ -279,7 +276,7 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   b.name = name;
   b.throw_errors = true;
   api::Scope s(name);
-  g_shim.scopes[r.id] = &s;
+  shim(*w).scopes[r.id] = &s;
   ++st.depth;
   struct Leave {
     RankState& st;
@@ -332,7 +329,6 @@ void mpi_program_begin_impl() {
   World* w = World::active();
   RankState& st = state_of(*w, w->current().id);
   st.cpu_mark = thread_cpu_seconds();
-  if (g_reduction_types.size() != w->size()) g_reduction_types.assign(w->size(), {});
   set_extra_reductions(ExtraReductions{&extra_reduce, &extra_type_info});
 }
 
@@ -356,8 +352,7 @@ void mpi_program_end_impl() {
 // The MGEN type id a user operation sees for `t` (registered on first use).
 int reduction_type(MPI_Datatype t) {
   World* w = World::active();
-  if (g_reduction_types.size() != w->size()) g_reduction_types.assign(w->size(), {});
-  auto& types = g_reduction_types[w->current().id].types;
+  auto& types = shim(*w).reduction_types[w->current().id];
   for (size_t i = 0; i < types.size(); ++i) {
     if (types[i].first == t) return kExtraBase + static_cast<int>(i);
   }
