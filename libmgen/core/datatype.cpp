@@ -6,8 +6,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "mgen/mgen.h"
-
 namespace mgen::mpi {
 namespace {
 
@@ -62,35 +60,35 @@ const char* const kOpNames[] = {"MGEN_OP_NULL", "MGEN_MAX",    "MGEN_MIN",    "M
 template <class T>
 bool apply_arith(int op, const T* in, T* io, uint64_t n) {
   switch (op) {
-    case MGEN_MAX:
+    case kOpMax:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = in[i] > io[i] ? in[i] : io[i];
       return true;
-    case MGEN_MIN:
+    case kOpMin:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = in[i] < io[i] ? in[i] : io[i];
       return true;
-    case MGEN_SUM:
+    case kOpSum:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = static_cast<T>(in[i] + io[i]);
       return true;
-    case MGEN_PROD:
+    case kOpProd:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = static_cast<T>(in[i] * io[i]);
       return true;
-    case MGEN_LAND:
+    case kOpLand:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = static_cast<T>(in[i] && io[i]);
       return true;
-    case MGEN_LOR:
+    case kOpLor:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = static_cast<T>(in[i] || io[i]);
       return true;
-    case MGEN_LXOR:
+    case kOpLxor:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = static_cast<T>(!in[i] != !io[i]);
       return true;
-    case MGEN_REPLACE:
+    case kOpReplace:
       for (uint64_t i = 0; i < n; ++i)
         io[i] = in[i];
       return true;
@@ -99,15 +97,15 @@ bool apply_arith(int op, const T* in, T* io, uint64_t n) {
   }
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
-      case MGEN_BAND:
+      case kOpBand:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] & io[i]);
         return true;
-      case MGEN_BOR:
+      case kOpBor:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] | io[i]);
         return true;
-      case MGEN_BXOR:
+      case kOpBxor:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] ^ io[i]);
         return true;
@@ -121,9 +119,9 @@ bool apply_arith(int op, const T* in, T* io, uint64_t n) {
 // MINLOC / MAXLOC: the extreme value, and on ties the smaller index (MPI's definition).
 template <class V>
 bool apply_loc(int op, const ValueInt<V>* in, ValueInt<V>* io, uint64_t n) {
-  if (op != MGEN_MINLOC && op != MGEN_MAXLOC) return op == MGEN_REPLACE && (std::memmove(io, in, n * sizeof *io), true);
+  if (op != kOpMinloc && op != kOpMaxloc) return op == kOpReplace && (std::memmove(io, in, n * sizeof *io), true);
   for (uint64_t i = 0; i < n; ++i) {
-    const bool better = op == MGEN_MINLOC ? in[i].v < io[i].v : in[i].v > io[i].v;
+    const bool better = op == kOpMinloc ? in[i].v < io[i].v : in[i].v > io[i].v;
     if (better || (in[i].v == io[i].v && in[i].i < io[i].i)) io[i] = in[i];
   }
   return true;
@@ -163,11 +161,11 @@ const TypeInfo* type_info(int type) {
 
 bool op_valid(int op) {
   if (op >= kExtraBase) return g_extra_reduce.load(std::memory_order_relaxed) != nullptr;
-  return op >= MGEN_MAX && op <= MGEN_REPLACE;
+  return op >= kOpMax && op <= kOpReplace;
 }
 
 const char* op_name(int op) {
-  return op >= 0 && op <= MGEN_REPLACE ? kOpNames[op] : "an invalid op";
+  return op >= 0 && op <= kOpReplace ? kOpNames[op] : "an invalid op";
 }
 
 std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n) {
@@ -179,84 +177,83 @@ std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n)
   bool ok = false;
   const TypeInfo* info = type_info(type);
   // MPI defines the logical and bitwise ops on integers only, not on floating point.
-  const bool logical_or_bitwise = op >= MGEN_LAND && op <= MGEN_BXOR;
+  const bool logical_or_bitwise = op >= kOpLand && op <= kOpBxor;
   if (info && info->kind == K::kFloating && logical_or_bitwise) {
     return fmt::format("{} is not defined for {}", op_name(op), info->name);
   }
   switch (type) {
-    case MGEN_CHAR:
+    case kTypeChar:
       ok = arith<char>(op, in, io, n);
       break;
-    case MGEN_SIGNED_CHAR:
-    case MGEN_INT8_T:
+    case kTypeSignedChar:
+    case kTypeInt8T:
       ok = arith<signed char>(op, in, io, n);
       break;
-    case MGEN_UNSIGNED_CHAR:
-    case MGEN_UINT8_T:
+    case kTypeUnsignedChar:
+    case kTypeUint8T:
       ok = arith<unsigned char>(op, in, io, n);
       break;
-    case MGEN_BYTE:
-      ok = (op == MGEN_BAND || op == MGEN_BOR || op == MGEN_BXOR || op == MGEN_REPLACE) &&
-           arith<unsigned char>(op, in, io, n);
+    case kTypeByte:
+      ok = (op == kOpBand || op == kOpBor || op == kOpBxor || op == kOpReplace) && arith<unsigned char>(op, in, io, n);
       break;
-    case MGEN_SHORT:
-    case MGEN_INT16_T:
+    case kTypeShort:
+    case kTypeInt16T:
       ok = arith<short>(op, in, io, n);
       break;
-    case MGEN_UNSIGNED_SHORT:
-    case MGEN_UINT16_T:
+    case kTypeUnsignedShort:
+    case kTypeUint16T:
       ok = arith<unsigned short>(op, in, io, n);
       break;
-    case MGEN_INT:
-    case MGEN_INT32_T:
+    case kTypeInt:
+    case kTypeInt32T:
       ok = arith<int>(op, in, io, n);
       break;
-    case MGEN_UNSIGNED:
-    case MGEN_UINT32_T:
+    case kTypeUnsigned:
+    case kTypeUint32T:
       ok = arith<unsigned>(op, in, io, n);
       break;
-    case MGEN_LONG:
+    case kTypeLong:
       ok = arith<long>(op, in, io, n);
       break;
-    case MGEN_UNSIGNED_LONG:
+    case kTypeUnsignedLong:
       ok = arith<unsigned long>(op, in, io, n);
       break;
-    case MGEN_LONG_LONG:
-    case MGEN_INT64_T:
+    case kTypeLongLong:
+    case kTypeInt64T:
       ok = arith<long long>(op, in, io, n);
       break;
-    case MGEN_UNSIGNED_LONG_LONG:
-    case MGEN_UINT64_T:
+    case kTypeUnsignedLongLong:
+    case kTypeUint64T:
       ok = arith<unsigned long long>(op, in, io, n);
       break;
-    case MGEN_FLOAT:
+    case kTypeFloat:
       ok = arith<float>(op, in, io, n);
       break;
-    case MGEN_DOUBLE:
+    case kTypeDouble:
       ok = arith<double>(op, in, io, n);
       break;
-    case MGEN_LONG_DOUBLE:
+    case kTypeLongDouble:
       ok = arith<long double>(op, in, io, n);
       break;
-    case MGEN_C_BOOL:
-      ok = (op == MGEN_LAND || op == MGEN_LOR || op == MGEN_LXOR || op == MGEN_REPLACE) && arith<bool>(op, in, io, n);
+    case kTypeCBool:
+      ok = (op == kOpLand || op == kOpLor || op == kOpLxor || op == kOpReplace) && arith<bool>(op, in, io, n);
       break;
-    case MGEN_FLOAT_INT:
+    case kTypeFloatInt:
       ok = loc<float>(op, in, io, n);
       break;
-    case MGEN_DOUBLE_INT:
+    case kTypeDoubleInt:
       ok = loc<double>(op, in, io, n);
       break;
-    case MGEN_LONG_INT:
+    case kTypeLongInt:
       ok = loc<long>(op, in, io, n);
       break;
-    case MGEN_2INT:
+    case kType2int:
       ok = loc<int>(op, in, io, n);
       break;
-    case MGEN_SHORT_INT:
+    case kTypeShortInt:
       ok = loc<short>(op, in, io, n);
       break;
-    case MGEN_LONG_DOUBLE_INT:
+    case kTypeLongDoubleInt:
       ok = loc<long double>(op, in, io, n);
       break;
     default:

@@ -1,10 +1,63 @@
-// Predefined datatypes and reduction operations (MPI's, with MGEN handles from mgen.h).
+// Predefined datatypes and reduction operations (MPI's). Their numbers are the MGEN facade's
+// handles (mgen/mgen.h), which wrappers/mgen/api/handles.cpp checks against these at compile
+// time; the core itself sees no C header.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace mgen::mpi {
+
+enum PredefinedType : int {
+  kTypeNull = 0,
+  kTypeChar = 1,
+  kTypeSignedChar = 2,
+  kTypeUnsignedChar = 3,
+  kTypeByte = 4,
+  kTypeShort = 5,
+  kTypeUnsignedShort = 6,
+  kTypeInt = 7,
+  kTypeUnsigned = 8,
+  kTypeLong = 9,
+  kTypeUnsignedLong = 10,
+  kTypeLongLong = 11,
+  kTypeUnsignedLongLong = 12,
+  kTypeFloat = 13,
+  kTypeDouble = 14,
+  kTypeLongDouble = 15,
+  kTypeCBool = 16,
+  kTypeInt8T = 17,
+  kTypeInt16T = 18,
+  kTypeInt32T = 19,
+  kTypeInt64T = 20,
+  kTypeUint8T = 21,
+  kTypeUint16T = 22,
+  kTypeUint32T = 23,
+  kTypeUint64T = 24,
+  kTypeFloatInt = 25,
+  kTypeDoubleInt = 26,
+  kTypeLongInt = 27,
+  kType2int = 28,
+  kTypeShortInt = 29,
+  kTypeLongDoubleInt = 30,
+};
+
+enum PredefinedOp : int {
+  kOpNull = 0,
+  kOpMax = 1,
+  kOpMin = 2,
+  kOpSum = 3,
+  kOpProd = 4,
+  kOpLand = 5,
+  kOpBand = 6,
+  kOpLor = 7,
+  kOpBor = 8,
+  kOpLxor = 9,
+  kOpBxor = 10,
+  kOpMinloc = 11,
+  kOpMaxloc = 12,
+  kOpReplace = 13,
+};
 
 struct TypeInfo {
   const char* name;
