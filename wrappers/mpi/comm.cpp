@@ -287,95 +287,86 @@ int PMPI_Group_rank(MPI_Group g, int* rank) {
 }
 MGEN_MPI_ALIAS(Group_rank)
 
+namespace {
+
+// MPI_Group_incl and _excl, and their range forms: the MGEN call on an explicit rank list.
+using GroupSelect = int (*)(MGEN_Group, int, const int*, MGEN_Group*);
+int select_ranks(MPI_Group g, int n, const int* ranks, GroupSelect select, MPI_Group* out) {
+  MGEN_Group h = MGEN_GROUP_NULL;
+  select(group(g), n, ranks, &h);
+  *out = to_mpi_group(h);
+  return MPI_SUCCESS;
+}
+
+// Every rank of `n` (first, last, stride) triplets, in order.
+std::vector<int> expand_ranges(int n, int ranges[][3]) {
+  std::vector<int> list;
+  for (int i = 0; i < n; ++i) {
+    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (stride == 0) fail(MPI_ERR_ARG, "zero stride in a rank range");
+    for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
+      list.push_back(r);
+  }
+  return list;
+}
+
+// Union, intersection, difference: a's members filtered by membership in b (in a's order),
+// then, for the union, b's members not in a.
+int combine(MPI_Group a, MPI_Group b, bool keep_if_in_b, bool append_b, MPI_Group* out) {
+  const std::vector<int> mb = members(group(b));
+  std::vector<int> m;
+  for (int w : members(group(a))) {
+    if (append_b || (std::find(mb.begin(), mb.end(), w) != mb.end()) == keep_if_in_b) m.push_back(w);
+  }
+  if (append_b) {
+    for (int w : mb) {
+      if (std::find(m.begin(), m.end(), w) == m.end()) m.push_back(w);
+    }
+  }
+  *out = from_members(m);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int PMPI_Group_incl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
-  return call("MPI_Group_incl", MPI_COMM_WORLD, [&] {
-    MGEN_Group h = MGEN_GROUP_NULL;
-    MGEN_Group_incl(group(g), n, ranks, &h);
-    *out = to_mpi_group(h);
-    return MPI_SUCCESS;
-  });
+  return call("MPI_Group_incl", MPI_COMM_WORLD, [&] { return select_ranks(g, n, ranks, MGEN_Group_incl, out); });
 }
 MGEN_MPI_ALIAS(Group_incl)
 
 int PMPI_Group_excl(MPI_Group g, int n, const int ranks[], MPI_Group* out) {
-  return call("MPI_Group_excl", MPI_COMM_WORLD, [&] {
-    MGEN_Group h = MGEN_GROUP_NULL;
-    MGEN_Group_excl(group(g), n, ranks, &h);
-    *out = to_mpi_group(h);
-    return MPI_SUCCESS;
-  });
+  return call("MPI_Group_excl", MPI_COMM_WORLD, [&] { return select_ranks(g, n, ranks, MGEN_Group_excl, out); });
 }
 MGEN_MPI_ALIAS(Group_excl)
 
 int PMPI_Group_range_incl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   return call("MPI_Group_range_incl", MPI_COMM_WORLD, [&] {
-    std::vector<int> list;
-    for (int i = 0; i < n; ++i) {
-      const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-      if (stride == 0) fail(MPI_ERR_ARG, "zero stride in a rank range");
-      for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
-        list.push_back(r);
-    }
-    MGEN_Group h = MGEN_GROUP_NULL;
-    MGEN_Group_incl(group(g), static_cast<int>(list.size()), list.data(), &h);
-    *out = to_mpi_group(h);
-    return MPI_SUCCESS;
+    const std::vector<int> list = expand_ranges(n, ranges);
+    return select_ranks(g, static_cast<int>(list.size()), list.data(), MGEN_Group_incl, out);
   });
 }
 MGEN_MPI_ALIAS(Group_range_incl)
 
 int PMPI_Group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group* out) {
   return call("MPI_Group_range_excl", MPI_COMM_WORLD, [&] {
-    std::vector<int> list;
-    for (int i = 0; i < n; ++i) {
-      const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-      if (stride == 0) fail(MPI_ERR_ARG, "zero stride in a rank range");
-      for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
-        list.push_back(r);
-    }
-    MGEN_Group h = MGEN_GROUP_NULL;
-    MGEN_Group_excl(group(g), static_cast<int>(list.size()), list.data(), &h);
-    *out = to_mpi_group(h);
-    return MPI_SUCCESS;
+    const std::vector<int> list = expand_ranges(n, ranges);
+    return select_ranks(g, static_cast<int>(list.size()), list.data(), MGEN_Group_excl, out);
   });
 }
 MGEN_MPI_ALIAS(Group_range_excl)
 
 int PMPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* out) {
-  return call("MPI_Group_union", MPI_COMM_WORLD, [&] {
-    std::vector<int> m = members(group(a));
-    for (int w : members(group(b))) {
-      if (std::find(m.begin(), m.end(), w) == m.end()) m.push_back(w);
-    }
-    *out = from_members(m);
-    return MPI_SUCCESS;
-  });
+  return call("MPI_Group_union", MPI_COMM_WORLD, [&] { return combine(a, b, true, true, out); });
 }
 MGEN_MPI_ALIAS(Group_union)
 
 int PMPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* out) {
-  return call("MPI_Group_intersection", MPI_COMM_WORLD, [&] {
-    const std::vector<int> mb = members(group(b));
-    std::vector<int> m;
-    for (int w : members(group(a))) {
-      if (std::find(mb.begin(), mb.end(), w) != mb.end()) m.push_back(w);
-    }
-    *out = from_members(m);
-    return MPI_SUCCESS;
-  });
+  return call("MPI_Group_intersection", MPI_COMM_WORLD, [&] { return combine(a, b, true, false, out); });
 }
 MGEN_MPI_ALIAS(Group_intersection)
 
 int PMPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* out) {
-  return call("MPI_Group_difference", MPI_COMM_WORLD, [&] {
-    const std::vector<int> mb = members(group(b));
-    std::vector<int> m;
-    for (int w : members(group(a))) {
-      if (std::find(mb.begin(), mb.end(), w) == mb.end()) m.push_back(w);
-    }
-    *out = from_members(m);
-    return MPI_SUCCESS;
-  });
+  return call("MPI_Group_difference", MPI_COMM_WORLD, [&] { return combine(a, b, false, false, out); });
 }
 MGEN_MPI_ALIAS(Group_difference)
 

@@ -43,6 +43,32 @@ void set_regular(colls::BlockArgs& a, uint64_t block) {
   a.block = block;
 }
 
+using SelectReduce = const colls::Algorithm<colls::ReduceFn>& (*)(int, uint64_t, const CollectiveConfig&);
+
+// Allreduce, scan and exscan: the same arguments, each with its own algorithm table.
+int all_ranks_reduction(const char* name, SelectReduce select, const void* sendbuf, void* recvbuf, int count,
+                        MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
+  Scope s(name, static_cast<int>(kNone), kAnyTag, comm);
+  if (!s) return api::outside(name);
+  Comm& c = s.comm(comm);
+  const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
+  colls::Channel ch(s.world(), s.rank(), c);
+  select(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
+  return MGEN_SUCCESS;
+}
+
+// The reduce-scatter forms' arguments from a reduction's (counts are filled by the caller).
+colls::ReduceScatterArgs scatter_args(const colls::ReduceArgs& r, MGEN_Datatype type, MGEN_Op op) {
+  colls::ReduceScatterArgs a;
+  a.send = r.send;
+  a.recv = r.recv;
+  a.in_place = r.in_place;
+  a.type = type;
+  a.type_size = r.type_size;
+  a.op = op;
+  return a;
+}
+
 }  // namespace
 
 extern "C" {
@@ -83,33 +109,15 @@ int MGEN_Reduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype typ
 }
 
 int MGEN_Allreduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  Scope s("MGEN_Allreduce", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Allreduce");
-  Comm& c = s.comm(comm);
-  const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_allreduce(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  return all_ranks_reduction("MGEN_Allreduce", colls::select_allreduce, sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MGEN_Scan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  Scope s("MGEN_Scan", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Scan");
-  Comm& c = s.comm(comm);
-  const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_scan(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  return all_ranks_reduction("MGEN_Scan", colls::select_scan, sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MGEN_Exscan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  Scope s("MGEN_Exscan", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Exscan");
-  Comm& c = s.comm(comm);
-  const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_exscan(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  return all_ranks_reduction("MGEN_Exscan", colls::select_exscan, sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MGEN_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MGEN_Datatype type, MGEN_Op op,
@@ -118,13 +126,7 @@ int MGEN_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   if (!s) return api::outside("MGEN_Reduce_scatter_block");
   Comm& c = s.comm(comm);
   const colls::ReduceArgs r = reduce_args(s, sendbuf, recvbuf, recvcount, type, op);
-  colls::ReduceScatterArgs a;
-  a.send = r.send;
-  a.recv = r.recv;
-  a.in_place = r.in_place;
-  a.type = type;
-  a.type_size = r.type_size;
-  a.op = op;
+  colls::ReduceScatterArgs a = scatter_args(r, type, op);
   a.regular = true;
   a.block = r.count;
   const uint64_t total = r.count * r.type_size * static_cast<uint64_t>(c.size());
@@ -140,13 +142,7 @@ int MGEN_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
   Comm& c = s.comm(comm);
   const colls::ReduceArgs r = reduce_args(s, sendbuf, recvbuf, 0, type, op);
   if (recvcounts == nullptr) s.fail(MGEN_ERR_COUNT, "recvcounts is null");
-  colls::ReduceScatterArgs a;
-  a.send = r.send;
-  a.recv = r.recv;
-  a.in_place = r.in_place;
-  a.type = type;
-  a.type_size = r.type_size;
-  a.op = op;
+  colls::ReduceScatterArgs a = scatter_args(r, type, op);
   a.counts.resize(static_cast<size_t>(c.size()));
   uint64_t total = 0;
   for (int i = 0; i < c.size(); ++i) {
