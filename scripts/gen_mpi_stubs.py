@@ -7,18 +7,25 @@ At build time (CMake), into the build directory:
 writes a stub per unsupported function that stops the run naming it, and their names one a
 line for `mgen-cc --check`.
 
-The generated list of docs/mpi-coverage.md (the functions libmgen implements) stays
-committed, so that the document reads whole without a build:
+The generated sections of docs/mpi-coverage.md (the calls the trace recorder records, from the
+call table calls.def, and the functions libmgen implements) stay committed, so that the
+document reads whole without a build:
   gen_mpi_stubs.py --bindings wrappers/mpi --doc docs/mpi-coverage.md [--check]
-rewrites it (after adding bindings); with --check it writes nothing and fails if it is stale
-(the mpi_coverage_up_to_date test)."""
+rewrites them (after adding bindings or recorded calls); with --check it writes nothing and
+fails if they are stale (the mpi_coverage_up_to_date test)."""
 import argparse
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import call_table  # noqa: E402
 import mpich_header  # noqa: E402
+
+# What each CallClass of calls.def records, for the documentation.
+CLASS_TEXT = {"kEnv": "start and end", "kSend": "sends", "kRecv": "receives", "kSendrecv": "send-receive",
+              "kProbe": "probes", "kRequestOp": "requests", "kCompletion": "completion",
+              "kCollective": "collectives (blocking and non-blocking)", "kCommunicator": "communicators"}
 
 
 def defined_by(bindings):
@@ -47,6 +54,20 @@ def stubs(unsupported):
     return "\n".join(out + ["", "}  // extern \"C\"", "// NOLINTEND", ""])
 
 
+def recorded_section():
+    lines = ["## Recorded calls", "",
+             "The trace recorder (`mgen record`, docs/trace-format.md) writes these functions as records of",
+             "their own, one row each of the call table `trace/include/mgen/trace/calls.def`; it records",
+             "every other function of MPICH's header by name as `Local` (no communication: replay skips it)",
+             "or `Other` (replay stops, naming it).", "",
+             "| what | record | functions |", "|---|---|---|"]
+    for row in call_table.read():
+        if row.cls in CLASS_TEXT:
+            names = ", ".join(f"`{n}`" for n in row.names)
+            lines.append(f"| {CLASS_TEXT[row.cls]} | {row.name} | {names} |")
+    return lines + [""]
+
+
 def implemented_section(implemented):
     lines = ["## Implemented functions", ""]
     for letter in sorted({n[0] for n in implemented}):
@@ -61,7 +82,7 @@ def main():
     ap.add_argument("--header-dir", default=str(mpich_header.DEFAULT_DIR))
     ap.add_argument("--stubs", help="write the stubs' C++ source here")
     ap.add_argument("--list", help="write the unsupported functions' names here, one a line")
-    ap.add_argument("--doc", help="docs/mpi-coverage.md: rewrite its generated list")
+    ap.add_argument("--doc", help="docs/mpi-coverage.md: rewrite its generated sections")
     ap.add_argument("--check", action="store_true", help="with --doc: fail if it is stale, write nothing")
     a = ap.parse_args()
     functions, _ = mpich_header.read(a.header_dir)
@@ -78,8 +99,8 @@ def main():
     if a.doc:
         doc_file = pathlib.Path(a.doc)
         doc = doc_file.read_text()
-        marker = "## Implemented functions\n"
-        new_doc = doc[: doc.index(marker)] + "\n".join(implemented_section(implemented))
+        marker = "## Recorded calls\n"
+        new_doc = doc[: doc.index(marker)] + "\n".join(recorded_section() + implemented_section(implemented))
         new_doc = re.sub(r"libmgen implements the \d+ functions", f"libmgen implements the {len(implemented)} functions",
                          new_doc)
         new_doc = re.sub(r"The other\s+\d+ functions", f"The other {len(unsupported)} functions", new_doc)
