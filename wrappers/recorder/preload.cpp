@@ -49,6 +49,10 @@ constexpr size_t kBuffer = 1 << 20;
 struct State {
   int fd = -1;
   bool on = false;
+  // A call is being recorded. MPI functions it calls back into (a user-defined reduction
+  // calling MPI_Type_size inside MPI_Reduce, an error handler) run unrecorded: their time is
+  // the enclosing call's, and its record is the one being filled.
+  bool in_call = false;
   int rank = 0;
   // Whole records waiting to be written; `committed` bytes of them are complete (a signal
   // handler writes only those).
@@ -170,6 +174,7 @@ void close_trace() {
 
 Call::Call(Op op) : cpu0_(0), wall0_(0), record_(g->current) {
   trace::reset(record_, op);
+  g->in_call = true;
   wall0_ = clock_ns(CLOCK_MONOTONIC);
   // The thread's CPU time costs a system call to read; a call without communication (Local)
   // leaves it alone: its time then counts with the computation before the next call.
@@ -181,6 +186,7 @@ Call::Call(Op op) : cpu0_(0), wall0_(0), record_(g->current) {
 }
 
 void Call::end() {
+  g->in_call = false;
   const uint64_t wall1 = clock_ns(CLOCK_MONOTONIC);
   record_.dt_cpu = cpu0_ > g->last_cpu ? cpu0_ - g->last_cpu : 0;
   record_.dt_wall = wall0_ > g->last_wall ? wall0_ - g->last_wall : 0;
@@ -199,7 +205,7 @@ void Call::end() {
 }
 
 bool recording() {
-  return g != nullptr && g->on && g->fd >= 0;
+  return g != nullptr && g->on && g->fd >= 0 && !g->in_call;
 }
 
 uint64_t name_id(const char* name) {
