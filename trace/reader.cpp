@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <map>
 
@@ -95,6 +93,138 @@ const std::string& Reader::name(uint64_t id) const {
   return names_[id];
 }
 
+void Reader::list(std::vector<uint64_t>& out) {
+  const uint64_t n = u();
+  if (n > block_end_ - pos_) fail(record_at_, fmt::format("corrupt: a list of {} entries", n));
+  out.resize(n);
+  for (uint64_t& x : out)
+    x = u();
+}
+
+int64_t Reader::checked_index(const Record& r, int64_t i) const {
+  if (i < -1 || i >= static_cast<int64_t>(r.requests.size())) {
+    fail(record_at_, fmt::format("corrupt: index {} of {} requests", i, r.requests.size()));
+  }
+  return i;
+}
+
+// The inverse of record.hpp's put_field, with every length and index checked.
+void Reader::field(Field f, Record& r) {
+  switch (f) {
+    case Field::kRecords:
+      r.records = u();
+      return;
+    case Field::kNameDef: {
+      r.name = u();
+      const uint64_t n = u();
+      if (n > block_end_ - pos_) fail(record_at_, "corrupt: a name runs past its block");
+      r.text.assign(reinterpret_cast<const char*>(&data_[pos_]), n);
+      pos_ += n;
+      return;
+    }
+    case Field::kName:
+      r.name = u();
+      name(r.name);
+      return;
+    case Field::kThreadLevel:
+    case Field::kSendMode:
+    case Field::kCommKind:
+      r.mode = u();
+      return;
+    case Field::kComm:
+    case Field::kParent:
+      r.comm = s();
+      return;
+    case Field::kNewComm:
+      r.new_comm = s();
+      return;
+    case Field::kMembers:
+    case Field::kCounts:
+      return list(r.counts);
+    case Field::kCounts2:
+      return list(r.counts2);
+    case Field::kDest:
+    case Field::kSource:
+      r.peer = s();
+      return;
+    case Field::kTag:
+      r.tag = s();
+      return;
+    case Field::kSource2:
+      r.peer2 = s();
+      return;
+    case Field::kTag2:
+      r.tag2 = s();
+      return;
+    case Field::kRoot:
+      r.root = s();
+      return;
+    case Field::kCount:
+      r.count = u();
+      return;
+    case Field::kTypeSize:
+      r.type_size = u();
+      return;
+    case Field::kCount2:
+      r.count2 = u();
+      return;
+    case Field::kTypeSize2:
+      r.type_size2 = u();
+      return;
+    case Field::kReduceOp:
+      r.reduce_op = u();
+      return;
+    case Field::kRequest:
+      r.request = s();
+      return;
+    case Field::kRequests: {
+      const uint64_t n = u();
+      if (n > block_end_ - pos_) fail(record_at_, fmt::format("corrupt: a list of {} requests", n));
+      r.requests.resize(n);
+      for (int64_t& x : r.requests)
+        x = s();
+      return;
+    }
+    case Field::kOneRequest:
+      r.requests = {s()};
+      return;
+    case Field::kIndex:
+      r.index = checked_index(r, s());
+      return;
+    case Field::kFlag:
+      r.flag = u() != 0;
+      return;
+    case Field::kStatusIfFlag:
+      if (!r.flag) return;
+      [[fallthrough]];
+    case Field::kStatus:
+      return received(r.status);
+    case Field::kCompletionsIfFlag:
+      if (!r.flag) return;
+      [[fallthrough]];
+    case Field::kCompletions:
+      r.done.resize(r.requests.size());
+      for (size_t i = 0; i < r.done.size(); ++i)
+        completion(r.done[i], static_cast<int64_t>(i));
+      return;
+    case Field::kCompletionAtIndex:
+      if (r.index < 0) return;
+      r.done.resize(1);
+      return completion(r.done[0], r.index);
+    case Field::kSomeCompletions: {
+      const uint64_t k = u();
+      if (k > r.requests.size()) {
+        fail(record_at_, fmt::format("corrupt: {} of {} requests completed", k, r.requests.size()));
+      }
+      r.done.resize(k);
+      for (Completion& c : r.done)
+        completion(c, checked_index(r, static_cast<int64_t>(u())));
+      r.flag = k > 0;
+      return;
+    }
+  }
+}
+
 bool Reader::next(Record& r) {
   if (ended_) return false;
   if (pos_ == block_end_ && !next_block()) {
@@ -107,342 +237,63 @@ bool Reader::next(Record& r) {
   r = Record{};
   r.op = static_cast<Op>(op);
   r.offset = record_at_;
-  auto list = [&](std::vector<uint64_t>& out) {
-    const uint64_t n = u();
-    if (n > block_end_ - pos_) fail(record_at_, fmt::format("corrupt: a list of {} entries", n));
-    out.resize(n);
-    for (uint64_t& x : out)
-      x = u();
-  };
-  auto requests = [&] {
-    const uint64_t n = u();
-    if (n > block_end_ - pos_) fail(record_at_, fmt::format("corrupt: a list of {} requests", n));
-    r.requests.resize(n);
-    for (int64_t& x : r.requests)
-      x = s();
-  };
-  auto endpoint = [&] {  // comm, peer, tag, count, type size: every point-to-point record
-    r.comm = s();
-    r.peer = s();
-    r.tag = s();
-    r.count = u();
-    r.type_size = u();
-  };
-  auto index_ok = [&](int64_t i) {
-    if (i < -1 || i >= static_cast<int64_t>(r.requests.size())) {
-      fail(record_at_, fmt::format("corrupt: index {} of {} requests", i, r.requests.size()));
-    }
-    return i;
-  };
+  const CallRow& row = call_row(r.op);
+  if (row.cls != CallClass::kTrace) {
+    r.dt_cpu = u();
+    r.dt_wall = u();
+    r.dur = u();
+  }
+  for (Field f : row.fields())
+    field(f, r);
+  if (pos_ > block_end_) fail(record_at_, "corrupt: a record runs past the end of its block");
   if (r.op == Op::kEnd) {
-    const uint64_t n = u();
-    if (n != records_) fail(record_at_, fmt::format("corrupt: the end record counts {} records, read {}", n, records_));
+    if (r.records != records_) {
+      fail(record_at_, fmt::format("corrupt: the end record counts {} records, read {}", r.records, records_));
+    }
     complete_ = ended_ = true;
     return false;
   }
+  ++records_;
   if (r.op == Op::kName) {
-    r.name = u();
-    const uint64_t n = u();
-    if (n > block_end_ - pos_) fail(record_at_, "corrupt: a name runs past its block");
-    r.text.assign(reinterpret_cast<const char*>(&data_[pos_]), n);
-    pos_ += n;
     if (r.name != names_.size()) fail(record_at_, fmt::format("corrupt: name {} defined out of order", r.name));
     names_.push_back(r.text);
-    ++records_;
     return next(r);  // names are bookkeeping, not calls
   }
-  r.dt_cpu = u();
-  r.dt_wall = u();
-  r.dur = u();
-  switch (r.op) {
-    case Op::kLocal:
-    case Op::kOther:
-      r.name = u();
-      name(r.name);
-      break;
-    case Op::kInit:
-      r.mode = u();
-      break;
-    case Op::kFinalize:
-      break;
-    case Op::kSend:
-    case Op::kIsend:
-    case Op::kSendInit:
-      r.mode = u();
-      endpoint();
-      if (r.op != Op::kSend) r.request = s();
-      break;
-    case Op::kRecv:
-    case Op::kIrecv:
-    case Op::kRecvInit:
-      endpoint();
-      if (r.op == Op::kRecv) {
-        received(r.status);
-      } else {
-        r.request = s();
-      }
-      break;
-    case Op::kSendrecv:
-    case Op::kSendrecvReplace:
-      endpoint();
-      r.peer2 = s();
-      r.tag2 = s();
-      r.count2 = u();
-      r.type_size2 = u();
-      received(r.status);
-      break;
-    case Op::kStart:
-    case Op::kRequestFree:
-    case Op::kCancel:
-      r.request = s();
-      break;
-    case Op::kStartall:
-      requests();
-      break;
-    case Op::kWait:
-      r.requests = {s()};
-      r.done.resize(1);
-      completion(r.done[0], 0);
-      break;
-    case Op::kWaitall:
-      requests();
-      r.done.resize(r.requests.size());
-      for (size_t i = 0; i < r.done.size(); ++i)
-        completion(r.done[i], static_cast<int64_t>(i));
-      break;
-    case Op::kWaitany:
-      requests();
-      r.index = index_ok(s());
-      if (r.index >= 0) {
-        r.done.resize(1);
-        completion(r.done[0], r.index);
-      }
-      break;
-    case Op::kWaitsome:
-    case Op::kTestsome: {
-      requests();
-      const uint64_t k = u();
-      if (k > r.requests.size())
-        fail(record_at_, fmt::format("corrupt: {} of {} requests completed", k, r.requests.size()));
-      r.done.resize(k);
-      for (Completion& c : r.done) {
-        const int64_t i = static_cast<int64_t>(u());
-        completion(c, index_ok(i));
-      }
-      r.flag = k > 0;
-      break;
-    }
-    case Op::kTest:
-      r.requests = {s()};
-      r.flag = u() != 0;
-      if (r.flag) {
-        r.done.resize(1);
-        completion(r.done[0], 0);
-      }
-      break;
-    case Op::kTestall:
-      requests();
-      r.flag = u() != 0;
-      if (r.flag) {
-        r.done.resize(r.requests.size());
-        for (size_t i = 0; i < r.done.size(); ++i)
-          completion(r.done[i], static_cast<int64_t>(i));
-      }
-      break;
-    case Op::kTestany:
-      requests();
-      r.flag = u() != 0;
-      r.index = index_ok(s());
-      if (r.index >= 0) {
-        r.done.resize(1);
-        completion(r.done[0], r.index);
-      }
-      break;
-    case Op::kProbe:
-      r.comm = s();
-      r.peer = s();
-      r.tag = s();
-      received(r.status);
-      r.flag = true;
-      break;
-    case Op::kIprobe:
-      r.comm = s();
-      r.peer = s();
-      r.tag = s();
-      r.flag = u() != 0;
-      if (r.flag) received(r.status);
-      break;
-    case Op::kBarrier:
-      r.comm = s();
-      r.request = s();
-      break;
-    case Op::kBcast:
-      r.comm = s();
-      r.request = s();
-      r.root = s();
-      r.count = u();
-      r.type_size = u();
-      break;
-    case Op::kReduce:
-    case Op::kAllreduce:
-    case Op::kScan:
-    case Op::kExscan:
-    case Op::kReduceScatterBlock:
-      r.comm = s();
-      r.request = s();
-      if (r.op == Op::kReduce) r.root = s();
-      r.count = u();
-      r.type_size = u();
-      r.reduce_op = u();
-      break;
-    case Op::kReduceScatter:
-      r.comm = s();
-      r.request = s();
-      r.type_size = u();
-      r.reduce_op = u();
-      list(r.counts);
-      break;
-    case Op::kGather:
-    case Op::kScatter:
-    case Op::kAllgather:
-    case Op::kAlltoall:
-      r.comm = s();
-      r.request = s();
-      if (r.op == Op::kGather || r.op == Op::kScatter) r.root = s();
-      r.count = u();
-      r.type_size = u();
-      r.count2 = u();
-      r.type_size2 = u();
-      break;
-    case Op::kGatherv:
-    case Op::kAllgatherv:
-      r.comm = s();
-      r.request = s();
-      if (r.op == Op::kGatherv) r.root = s();
-      r.count = u();
-      r.type_size = u();
-      r.type_size2 = u();
-      list(r.counts2);
-      break;
-    case Op::kScatterv:
-      r.comm = s();
-      r.request = s();
-      r.root = s();
-      r.type_size = u();
-      list(r.counts);
-      r.count2 = u();
-      r.type_size2 = u();
-      break;
-    case Op::kAlltoallv:
-      r.comm = s();
-      r.request = s();
-      r.type_size = u();
-      list(r.counts);
-      r.type_size2 = u();
-      list(r.counts2);
-      break;
-    case Op::kCommNew:
-      r.mode = u();
-      r.comm = s();
-      r.new_comm = s();
-      list(r.counts);
-      break;
-    case Op::kCommFree:
-      r.comm = s();
-      break;
-    default:
-      fail(record_at_, fmt::format("corrupt: unexpected record type {}", op));
-  }
-  if (pos_ > block_end_) fail(record_at_, "corrupt: a record runs past the end of its block");
-  ++records_;
   return true;
 }
 
 std::string call_name(const Record& r, const Reader& reader) {
-  static const char* const send_modes[] = {"", "s", "b", "r"};
-  switch (r.op) {
-    case Op::kLocal:
-    case Op::kOther:
+  const CallRow& row = call_row(r.op);
+  size_t i = 0;
+  switch (row.by) {
+    case NameBy::kRecorded:
       return reader.name(r.name);
-    case Op::kInit:
-      return r.mode == 0 ? "MPI_Init" : "MPI_Init_thread";
-    case Op::kSend: {
-      const std::string m = send_modes[r.mode & 3];
-      return m.empty() ? "MPI_Send" : fmt::format("MPI_{}send", static_cast<char>(std::toupper(m[0])));
-    }
-    case Op::kIsend:
-      return fmt::format("MPI_I{}send", send_modes[r.mode & 3]);
-    case Op::kSendInit: {
-      const std::string m = send_modes[r.mode & 3];
-      return m.empty() ? "MPI_Send_init" : fmt::format("MPI_{}send_init", static_cast<char>(std::toupper(m[0])));
-    }
-    case Op::kCommNew: {
-      static const char* const kinds[] = {"MPI_Comm_dup",        "MPI_Comm_split", "MPI_Comm_create", "MPI_Cart_create",
-                                          "MPI_Comm_split_type", "MPI_Cart_sub",   "MPI_Comm_new"};
-      return kinds[std::min<uint64_t>(r.mode, 6)];
-    }
-    case Op::kBarrier:
-    case Op::kBcast:
-    case Op::kReduce:
-    case Op::kAllreduce:
-    case Op::kScan:
-    case Op::kExscan:
-    case Op::kReduceScatterBlock:
-    case Op::kReduceScatter:
-    case Op::kGather:
-    case Op::kScatter:
-    case Op::kAllgather:
-    case Op::kAlltoall:
-    case Op::kGatherv:
-    case Op::kScatterv:
-    case Op::kAllgatherv:
-    case Op::kAlltoallv: {
-      // The non-blocking form (a request) is MPI_I<lower-case name>.
-      const std::string base = op_name(r.op);
-      if (r.request < 0) return "MPI_" + base;
-      return "MPI_I" + std::string(1, static_cast<char>(std::tolower(base[0]))) + base.substr(1);
-    }
-    default:
-      return fmt::format("MPI_{}", op_name(r.op));
+    case NameBy::kOne:
+      break;
+    case NameBy::kMode:
+      i = r.mode;
+      break;
+    case NameBy::kLevel:
+      i = r.mode == 0 ? 0 : 1;
+      break;
+    case NameBy::kBlocking:
+      i = r.request < 0 ? 0 : 1;
+      break;
   }
+  // A mode beyond the row's names (CommKind::kOther) is named by the record type.
+  if (i >= row.name_count()) return fmt::format("MPI_{}", row.op_name);
+  return std::string(row.name(i));
 }
 
 uint64_t call_bytes(const Record& r) {
-  auto sum = [](const std::vector<uint64_t>& v) {
+  const CallRow& row = call_row(r.op);
+  if (row.has(Field::kCounts)) {  // per-rank counts of the send side
     uint64_t t = 0;
-    for (uint64_t x : v)
+    for (uint64_t x : r.counts)
       t += x;
-    return t;
-  };
-  switch (r.op) {
-    case Op::kSend:
-    case Op::kIsend:
-    case Op::kSendInit:
-    case Op::kRecv:
-    case Op::kIrecv:
-    case Op::kRecvInit:
-    case Op::kSendrecv:
-    case Op::kSendrecvReplace:
-    case Op::kBcast:
-    case Op::kReduce:
-    case Op::kAllreduce:
-    case Op::kScan:
-    case Op::kExscan:
-    case Op::kReduceScatterBlock:
-    case Op::kGather:
-    case Op::kScatter:
-    case Op::kAllgather:
-    case Op::kAlltoall:
-    case Op::kGatherv:
-    case Op::kAllgatherv:
-      return r.count * r.type_size;
-    case Op::kReduceScatter:
-    case Op::kScatterv:
-    case Op::kAlltoallv:
-      return sum(r.counts) * r.type_size;
-    default:
-      return 0;
+    return t * r.type_size;
   }
+  return row.has(Field::kCount) ? r.count * r.type_size : 0;
 }
 
 std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir) {

@@ -30,75 +30,99 @@ std::string ns(uint64_t v) {
   return config::format_time(simcore::Time::ps(static_cast<int64_t>(v) * 1000));
 }
 
+// A record's fields as `key=value` words, from its row of the call table: first the call's own
+// fields in encoding order (the payload bytes once, where its first size field stands), then
+// its requests and how they completed.
 std::string describe(const Record& r) {
-  std::string f;
-  auto add = [&f](const std::string& s) { f += " " + s; };
-  if (r.comm >= 0 && r.op != Op::kCommNew) add(fmt::format("comm={}", r.comm));
-  switch (r.op) {
-    case Op::kSend:
-    case Op::kIsend:
-    case Op::kSendInit:
-      add(fmt::format("dest={} tag={} bytes={}", r.peer, r.tag, r.count * r.type_size));
-      break;
-    case Op::kRecv:
-    case Op::kIrecv:
-    case Op::kRecvInit:
-      add(fmt::format("source={} tag={} capacity={}", r.peer, r.tag, r.count * r.type_size));
-      break;
-    case Op::kSendrecv:
-    case Op::kSendrecvReplace:
-      add(fmt::format("dest={} tag={} bytes={} source={} tag={}", r.peer, r.tag, r.count * r.type_size, r.peer2,
-                      r.tag2));
-      break;
-    case Op::kBcast:
-    case Op::kReduce:
-    case Op::kGather:
-    case Op::kScatter:
-    case Op::kGatherv:
-    case Op::kScatterv:
-      add(fmt::format("root={} bytes={}", r.root, trace::call_bytes(r)));
-      break;
-    case Op::kAllreduce:
-    case Op::kScan:
-    case Op::kExscan:
-    case Op::kReduceScatterBlock:
-    case Op::kReduceScatter:
-    case Op::kAllgather:
-    case Op::kAlltoall:
-    case Op::kAllgatherv:
-    case Op::kAlltoallv:
-      add(fmt::format("bytes={}", trace::call_bytes(r)));
-      break;
-    case Op::kCommNew:
-      add(fmt::format("parent={} new={} members={}", r.comm, r.new_comm, r.counts.size()));
-      break;
-    case Op::kTest:
-    case Op::kTestall:
-    case Op::kTestany:
-    case Op::kTestsome:
-    case Op::kIprobe:
-      add(fmt::format("flag={}", r.flag ? 1 : 0));
-      break;
-    default:
-      break;
+  using trace::Field;
+  const trace::CallRow& row = trace::call_row(r.op);
+  std::string f, tail;
+  auto add = [](std::string& to, const std::string& s) { to += " " + s; };
+  bool bytes = false;
+  for (Field k : row.fields()) {
+    switch (k) {
+      case Field::kComm:
+        if (r.comm >= 0) add(f, fmt::format("comm={}", r.comm));
+        break;
+      case Field::kParent:
+        add(f, fmt::format("parent={}", r.comm));
+        break;
+      case Field::kNewComm:
+        add(f, fmt::format("new={}", r.new_comm));
+        break;
+      case Field::kMembers:
+        add(f, fmt::format("members={}", r.counts.size()));
+        break;
+      case Field::kDest:
+        add(f, fmt::format("dest={}", r.peer));
+        break;
+      case Field::kSource:
+        add(f, fmt::format("source={}", r.peer));
+        break;
+      case Field::kSource2:
+        add(f, fmt::format("source={}", r.peer2));
+        break;
+      case Field::kTag:
+        add(f, fmt::format("tag={}", r.tag));
+        break;
+      case Field::kTag2:
+        add(f, fmt::format("tag={}", r.tag2));
+        break;
+      case Field::kRoot:
+        add(f, fmt::format("root={}", r.root));
+        break;
+      case Field::kCount:
+      case Field::kTypeSize:
+      case Field::kCounts:
+        if (!bytes) {
+          add(f, fmt::format("{}={}", row.cls == trace::CallClass::kRecv ? "capacity" : "bytes", trace::call_bytes(r)));
+        }
+        bytes = true;
+        break;
+      case Field::kFlag:
+        add(f, fmt::format("flag={}", r.flag ? 1 : 0));
+        break;
+      case Field::kRequest:
+        if (r.request >= 0) add(tail, fmt::format("req={}", r.request));
+        break;
+      case Field::kRequests:
+      case Field::kOneRequest: {
+        std::string ids;
+        for (int64_t q : r.requests)
+          ids += (ids.empty() ? "" : ",") + std::to_string(q);
+        if (!ids.empty()) add(tail, fmt::format("reqs={}", ids));
+        break;
+      }
+      case Field::kIndex:
+        if (r.index >= 0) add(tail, fmt::format("index={}", r.index));
+        break;
+      case Field::kSomeCompletions: {  // which ones: sends complete without a status to show
+        std::string which;
+        for (const trace::Completion& c : r.done)
+          which += (which.empty() ? "" : ",") + std::to_string(c.index);
+        add(tail, fmt::format("done={}", which.empty() ? "none" : which));
+      }
+        [[fallthrough]];
+      case Field::kCompletions:
+      case Field::kCompletionsIfFlag:
+      case Field::kCompletionAtIndex:
+        for (const trace::Completion& c : r.done) {
+          if (c.receive) {
+            add(tail, fmt::format("[{}: from {} tag {} {} B]", c.index, c.status.source, c.status.tag, c.status.bytes));
+          }
+        }
+        break;
+      case Field::kStatusIfFlag:
+        if (!r.flag) break;
+        [[fallthrough]];
+      case Field::kStatus:
+        add(tail, fmt::format("[from {} tag {} {} B]", r.status.source, r.status.tag, r.status.bytes));
+        break;
+      default:  // modes and names are in the call's name; counts and type sizes in its bytes
+        break;
+    }
   }
-  if (r.request >= 0) add(fmt::format("req={}", r.request));
-  if (!r.requests.empty()) {
-    std::string ids;
-    for (int64_t q : r.requests)
-      ids += (ids.empty() ? "" : ",") + std::to_string(q);
-    add(fmt::format("reqs={}", ids));
-  }
-  if (r.index >= 0) add(fmt::format("index={}", r.index));
-  for (const trace::Completion& c : r.done) {
-    if (c.receive)
-      add(fmt::format("[{}: from {} tag {} {} B]", c.index, c.status.source, c.status.tag, c.status.bytes));
-  }
-  if (r.op == Op::kRecv || r.op == Op::kSendrecv || r.op == Op::kSendrecvReplace || r.op == Op::kProbe ||
-      (r.op == Op::kIprobe && r.flag)) {
-    add(fmt::format("[from {} tag {} {} B]", r.status.source, r.status.tag, r.status.bytes));
-  }
-  return f;
+  return f + tail;
 }
 
 int dump(const std::string& path, int only_rank) {

@@ -35,120 +35,21 @@ static_assert(sizeof(Header) == 96);
 inline constexpr size_t kBlockHeader = 8;
 inline constexpr uint32_t kMaxBlock = 1u << 24;
 
-// Operations. Every record: op (1 byte), then varints dt_cpu_ns (thread CPU time since the
+// Record types, one per row of calls.def (the table of recorded calls, with each type's fields;
+// calls.hpp). Every record: op (1 byte), then varints dt_cpu_ns (thread CPU time since the
 // previous call returned), dt_wall_ns (wall time likewise), dur_ns (wall time in the call),
-// then the op's fields (docs/trace-format.md). Values never change meaning; new ops are added
-// at the end.
+// then the op's fields. Values never change meaning; new ops are added at the end.
 enum class Op : uint8_t {
-  kEnd = 0,             // finalize reached: total records (u), then nothing more
-  kName,                // name id (u), string: defines a name used by kLocal / kOther
-  kLocal,               // name id: a call with no communication (Comm_rank, Type_size, Wtime...)
-  kOther,               // name id: a call mgen cannot replay (MPI-IO, spawn...)
-  kInit,                // 0 for MPI_Init; for MPI_Init_thread, the thread level provided + 1 (u)
-  kFinalize,            //
-  kSend,                // mode, comm, dest, tag, count, type size
-  kIsend,               // mode, comm, dest, tag, count, type size, request
-  kRecv,                // comm, source, tag, count, type size, [status]
-  kIrecv,               // comm, source, tag, count, type size, request
-  kSendrecv,            // comm, dest, send tag, send count, send type size, source, recv tag,
-                        //   recv count, recv type size, [status]
-  kSendInit,            // mode, comm, dest, tag, count, type size, request (persistent)
-  kRecvInit,            // comm, source, tag, count, type size, request (persistent)
-  kStart,               // request
-  kStartall,            // n, requests
-  kRequestFree,         // request
-  kCancel,              // request
-  kWait,                // request, [completion]
-  kWaitall,             // n, requests, [completion] x n
-  kWaitany,             // n, requests, index (-1 none), [completion]
-  kWaitsome,            // n, requests, outcount, (index, [completion]) x outcount
-  kTest,                // request, flag, [completion] if flag
-  kTestall,             // n, requests, flag, [completion] x n if flag
-  kTestany,             // n, requests, flag, index, [completion] if index >= 0
-  kTestsome,            // n, requests, outcount, (index, [completion]) x outcount
-  kProbe,               // comm, source, tag, [status]
-  kIprobe,              // comm, source, tag, flag, [status] if flag
-  kBarrier,             // comm, request (non-blocking forms; -1 for blocking)
-  kBcast,               // comm, request, root, count, type size
-  kReduce,              // comm, request, root, count, type size, op
-  kAllreduce,           // comm, request, count, type size, op
-  kScan,                // comm, request, count, type size, op
-  kExscan,              // comm, request, count, type size, op
-  kReduceScatterBlock,  // comm, request, count, type size, op
-  kReduceScatter,       // comm, request, type size, op, n, counts x n
-  kGather,              // comm, request, root, send count, send type size, recv count, recv type size
-  kScatter,             // comm, request, root, send count, send type size, recv count, recv type size
-  kAllgather,           // comm, request, send count, send type size, recv count, recv type size
-  kAlltoall,            // comm, request, send count, send type size, recv count, recv type size
-  kGatherv,             // comm, request, root, send count, send type size, recv type size, n, counts x n
-  kScatterv,            // comm, request, root, send type size, n, counts x n, recv count, recv type size
-  kAllgatherv,          // comm, request, send count, send type size, recv type size, n, counts x n
-  kAlltoallv,           // comm, request, send type size, n, send counts x n, recv type size, recv counts x n
-  kCommNew,             // kind, parent comm, new comm (-1: MPI_COMM_NULL), n, world ranks x n
-  kCommFree,            // comm
-  kSendrecvReplace,     // as kSendrecv
-  kCount                // (number of ops)
+#define MGEN_CALL(code, id, ...) k##id = code,
+#include "mgen/trace/calls.def"
+#undef MGEN_CALL
+  kCount  // (number of ops)
 };
 
-// Send modes (kSend, kIsend, kSendInit).
+// Send modes (Send, Isend, Send_init), in the order of their rows' MPI names.
 enum class Mode : uint8_t { kStandard = 0, kSynchronous, kBuffered, kReady };
-// How a communicator was made (kCommNew).
+// How a communicator was made (Comm_new), in the order of its row's MPI names.
 enum class CommKind : uint8_t { kDup = 0, kSplit, kCreate, kCart, kSplitType, kCartSub, kOther };
-
-// [status] / [completion]: for a receive, source (comm rank), tag, bytes received; for a send
-// or a collective request, nothing (a completion starts with a kind: 0 none, 1 receive status).
-
-// Opcode names for dumps and errors.
-inline const char* op_name(Op op) {
-  static constexpr std::array<const char*, static_cast<size_t>(Op::kCount)> names = {"End",
-                                                                                     "Name",
-                                                                                     "Local",
-                                                                                     "Other",
-                                                                                     "Init",
-                                                                                     "Finalize",
-                                                                                     "Send",
-                                                                                     "Isend",
-                                                                                     "Recv",
-                                                                                     "Irecv",
-                                                                                     "Sendrecv",
-                                                                                     "Send_init",
-                                                                                     "Recv_init",
-                                                                                     "Start",
-                                                                                     "Startall",
-                                                                                     "Request_free",
-                                                                                     "Cancel",
-                                                                                     "Wait",
-                                                                                     "Waitall",
-                                                                                     "Waitany",
-                                                                                     "Waitsome",
-                                                                                     "Test",
-                                                                                     "Testall",
-                                                                                     "Testany",
-                                                                                     "Testsome",
-                                                                                     "Probe",
-                                                                                     "Iprobe",
-                                                                                     "Barrier",
-                                                                                     "Bcast",
-                                                                                     "Reduce",
-                                                                                     "Allreduce",
-                                                                                     "Scan",
-                                                                                     "Exscan",
-                                                                                     "Reduce_scatter_block",
-                                                                                     "Reduce_scatter",
-                                                                                     "Gather",
-                                                                                     "Scatter",
-                                                                                     "Allgather",
-                                                                                     "Alltoall",
-                                                                                     "Gatherv",
-                                                                                     "Scatterv",
-                                                                                     "Allgatherv",
-                                                                                     "Alltoallv",
-                                                                                     "Comm_new",
-                                                                                     "Comm_free",
-                                                                                     "Sendrecv_replace"};
-  const auto i = static_cast<size_t>(op);
-  return i < names.size() ? names[i] : "?";
-}
 
 // ---------------------------------------------------------------- encoding
 

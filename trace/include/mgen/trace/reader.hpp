@@ -8,48 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "mgen/trace/format.hpp"
+#include "mgen/trace/record.hpp"
 
 namespace mgen::trace {
 
 class TraceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// How a receive completed: its source (rank in its communicator), tag and bytes.
-struct Received {
-  int64_t source = 0, tag = 0;
-  uint64_t bytes = 0;
-};
-
-// A completed request of a Wait/Test family call: its position in the call's array and, for a
-// receive, how it completed.
-struct Completion {
-  int64_t index = 0;
-  bool receive = false;
-  Received status;
-};
-
-// One record, decoded. Which fields mean something depends on `op` (docs/trace-format.md).
-struct Record {
-  Op op = Op::kEnd;
-  uint64_t offset = 0;  // of the record in the file
-  uint64_t dt_cpu = 0, dt_wall = 0, dur = 0;
-  uint64_t mode = 0;  // send mode, communicator kind, thread level
-  int64_t comm = -1, peer = 0, tag = 0, request = -1, root = 0;
-  int64_t peer2 = 0, tag2 = 0;  // Sendrecv's receive side
-  int64_t new_comm = -1;        // Comm_new
-  uint64_t count = 0, type_size = 0, count2 = 0, type_size2 = 0;
-  uint64_t reduce_op = 0;
-  uint64_t name = 0;   // Local / Other / Name: name id
-  std::string text;    // Name: the name
-  bool flag = false;   // Test*, Iprobe
-  int64_t index = -1;  // Waitany / Testany
-  std::vector<int64_t> requests;
-  std::vector<uint64_t> counts, counts2;  // v-collectives (send, recv); Comm_new: world ranks
-  std::vector<Completion> done;
-  Received status;  // Recv, Sendrecv, Probe, Iprobe
 };
 
 class Reader {
@@ -75,6 +40,9 @@ class Reader {
   int64_t s();
   void received(Received& out);
   void completion(Completion& c, int64_t index);
+  void list(std::vector<uint64_t>& out);
+  int64_t checked_index(const Record& r, int64_t i) const;
+  void field(Field f, Record& r);  // decodes one field of the record (calls.hpp)
 
   std::string path_;
   std::vector<uint8_t> data_;
