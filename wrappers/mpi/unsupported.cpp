@@ -489,10 +489,6 @@ int PMPI_Ireduce_c() {
   mgen::mpi::abi::unsupported("MPI_Ireduce_c");
 }
 #pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
-int PMPI_Ireduce_scatter() {
-  mgen::mpi::abi::unsupported("MPI_Ireduce_scatter");
-}
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 int PMPI_Ireduce_scatter_block_c() {
   mgen::mpi::abi::unsupported("MPI_Ireduce_scatter_block_c");
 }
