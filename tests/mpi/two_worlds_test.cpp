@@ -79,19 +79,18 @@ Outcome run(uint32_t ranks, int salt) {
   mpi::JobConfig job;
   job.ranks = ranks;
   job.measure_compute = false;
-  const mpi::RunReport r = mpi::run_job(
-      test::machine_for(64), job,
-      [&](int, char**) {
-        mpi::mpi_program_begin();
-        MPI_Init(nullptr, nullptr);
-        int rank = 0, size = 0;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
-        program(rank, size, salt, o.values);
-        MPI_Finalize();
-        mpi::mpi_program_end();
-      },
-      {"two_worlds"});
+  const mpi::RunReport r = mpi::run_job(test::machine_for(64), job,
+                                        [&](int, char**) {
+                                          mpi::mpi_program_begin();
+                                          MPI_Init(nullptr, nullptr);
+                                          int rank = 0, size = 0;
+                                          MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+                                          MPI_Comm_size(MPI_COMM_WORLD, &size);
+                                          program(rank, size, salt, o.values);
+                                          MPI_Finalize();
+                                          mpi::mpi_program_end();
+                                        },
+                                        {"two_worlds"});
   o.ok = r.ok;
   o.predicted_ps = r.predicted.count_ps();
   return o;
