@@ -358,3 +358,48 @@ TEST_CASE("computation between MPI_Ix and MPI_Wait overlaps the collective", "[n
   CHECK(t(overlapped) >= std::max(t(blocking), t(compute)));
   CHECK(overlapped.data == blocking.data);
 }
+
+TEST_CASE("a non-blocking collective some ranks never start is reported as a deadlock", "[nbc]") {
+  const Outcome o = run_mpi(4, mpi::CollectiveConfig{}, [](int rank, int) {
+    if (rank != 2) {
+      MPI_Request rq;
+      MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+      if (rank == 0) MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      if (rank != 0) MPI_Request_free(&rq);  // detached: its helper still waits for rank 2
+    }
+    return Data{};
+  });
+  CHECK_FALSE(o.report.ok);
+  CHECK_THAT(o.report.error, Catch::Contains("deadlock"));
+  CHECK_THAT(o.report.error, Catch::Contains("non-blocking collective"));
+}
+
+TEST_CASE("MPI_Test polls a non-blocking collective to completion", "[nbc]") {
+  constexpr int kCount = 4096;
+  Data polls(4, 0);
+  const Outcome o = run_mpi(4, mpi::CollectiveConfig{}, [&polls](int rank, int) {
+    const Data in = input(rank, kCount);
+    Data v(kCount, -1);
+    MPI_Request rq;
+    MPI_Iallreduce(in.data(), v.data(), kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+    int done = 0;
+    while (!done) {
+      MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+      ++polls[rank];
+    }
+    CHECK(rq == MPI_REQUEST_NULL);
+    return v;
+  });
+  INFO(o.report.error);
+  REQUIRE(o.report.ok);
+  const Outcome blocking = run_mpi(4, mpi::CollectiveConfig{}, [](int rank, int) {
+    const Data in = input(rank, kCount);
+    Data v(kCount, -1);
+    MPI_Allreduce(in.data(), v.data(), kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return v;
+  });
+  CHECK(o.data == blocking.data);
+  for (int p : polls)
+    CHECK(p > 1);  // not done at once: the collective takes time
+  CHECK(o.report.predicted.count_ps() >= blocking.report.predicted.count_ps());
+}
