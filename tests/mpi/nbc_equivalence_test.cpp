@@ -15,6 +15,7 @@
 #include "mgen/mpix.h"
 
 using namespace mgen;
+using simcore::Time;
 namespace colls = mgen::mpi::colls;
 
 namespace {
@@ -30,13 +31,18 @@ struct Outcome {
   std::vector<Data> data;  // by rank
 };
 
-Outcome run_mpi(uint32_t ranks, const mpi::CollectiveConfig& colls, const std::function<Data(int, int)>& body) {
+// Changes to the test machine and job (a backend, ranks per node).
+using Setup = std::function<void(mpi::MachineSetup&, mpi::JobConfig&)>;
+
+Outcome run_mpi(uint32_t ranks, const mpi::CollectiveConfig& colls, const std::function<Data(int, int)>& body,
+                const Setup& setup = {}) {
   mpi::MachineSetup machine = test::machine_for(64);
   machine.collectives = colls;
   mpi::JobConfig job;
   job.ranks = ranks;
   job.stack_bytes = 256 * 1024;
   job.measure_compute = false;
+  if (setup) setup(machine, job);
   Outcome out;
   out.data.resize(ranks);
   out.report = mpi::run_job(machine, job,
@@ -210,9 +216,12 @@ std::vector<Collective> collectives() {
 }
 
 // Runs `program` both ways and checks the prediction and the data agree exactly.
-void check_equivalent(uint32_t ranks, const mpi::CollectiveConfig& config, int count, const Program& program) {
-  const Outcome blocking = run_mpi(ranks, config, [&](int r, int p) { return program(false, r, p, count); });
-  const Outcome nonblocking = run_mpi(ranks, config, [&](int r, int p) { return program(true, r, p, count); });
+void check_equivalent(uint32_t ranks, const mpi::CollectiveConfig& config, int count, const Program& program,
+                      const Setup& setup = {}) {
+  const Outcome blocking = run_mpi(
+      ranks, config, [&](int r, int p) { return program(false, r, p, count); }, setup);
+  const Outcome nonblocking = run_mpi(
+      ranks, config, [&](int r, int p) { return program(true, r, p, count); }, setup);
   INFO(blocking.report.error);
   REQUIRE(blocking.report.ok);
   INFO(nonblocking.report.error);
@@ -235,6 +244,29 @@ TEST_CASE("every algorithm of every collective: MPI_Ix + MPI_Wait predicts exact
           config.*(c.key) = algorithm;
           INFO(c.name << " / " << algorithm << " on " << ranks << " ranks, " << count << " ints");
           check_equivalent(ranks, config, count, c.program);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "MPI_Ix + MPI_Wait predicts exactly MPI_X on the analytic backend, with two ranks per node, with send "
+    "progress costs",
+    "[nbc][equivalence]") {
+  const std::vector<std::pair<const char*, Setup>> setups = {
+      {"analytic", [](mpi::MachineSetup& m, mpi::JobConfig&) { m.network.backend = "analytic"; }},
+      {"two per node", [](mpi::MachineSetup&, mpi::JobConfig& j) { j.procs_per_node = 2; }},
+      {"send progress", [](mpi::MachineSetup& m, mpi::JobConfig&) { m.mpi.send_progress_overhead = Time::ns(70); }},
+  };
+  for (const auto& [what, setup] : setups) {
+    for (const Collective& c : collectives()) {
+      for (const std::string& algorithm : c.algorithms) {
+        for (int count : {1, 5000}) {
+          mpi::CollectiveConfig config;
+          config.*(c.key) = algorithm;
+          INFO(what << ": " << c.name << " / " << algorithm << ", " << count << " ints");
+          check_equivalent(6, config, count, c.program, setup);
         }
       }
     }
