@@ -187,8 +187,9 @@ uint32_t World::start_helper(Exec& r, HelperJob job) {
   Rank& owner = ranks_[r.rank];
   const uint32_t q = owner.alloc_request(ReqKind::kHelper);
   owner.requests[q].posted = r.clock;
-  // The helper is this rank's until the engine processes kDone; the engine first sees it at
-  // kSpawn, at the caller's clock.
+  // Taken on the rank's fiber, but the engine sees the helper only at kSpawn, at the caller's
+  // clock; slots are freed by the engine (kDone) and fibers run in a fixed order, so which slot
+  // a helper gets is reproducible, and it affects no time. The helper is the rank's until kDone.
   static_cast<Exec&>(h) = Exec{};
   h.id = id;
   h.rank = r.rank;
