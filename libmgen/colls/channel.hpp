@@ -1,7 +1,8 @@
 // What a collective algorithm sees: its rank and communicator, blocking and non-blocking
 // point-to-point on the communicator's collective context (so collective traffic never
 // matches user messages), and local reductions. Algorithms are plain blocking code: the rank
-// runs in a fiber, so no state machines are needed.
+// runs in a fiber, so no state machines are needed. The channel is bound to one execution
+// context of the rank: its main program (blocking collectives) or a helper (non-blocking ones).
 #pragma once
 
 #include <cstdint>
@@ -14,28 +15,30 @@ namespace mgen::mpi::colls {
 
 class Channel {
  public:
-  Channel(World& world, Rank& rank, Comm& comm) : world_(world), rank_(rank), comm_(comm) {}
+  Channel(World& world, Exec& context, Comm& comm)
+      : world_(world), exec_(context), rank_(world.owner(context)), comm_(comm) {}
 
   int rank() const { return comm_.rank; }
   int size() const { return comm_.size(); }
   World& world() { return world_; }
   Rank& self() { return rank_; }
+  Exec& context() { return exec_; }
   Comm& comm() { return comm_; }
 
   // Buffers may be null: then only the size travels.
   uint32_t isend(const void* buf, uint64_t bytes, int peer, int tag) {
-    return world_.post_send(rank_, buf, bytes, comm_.world(peer), tag, comm_, comm_.coll_context(), true);
+    return world_.post_send(exec_, buf, bytes, comm_.world(peer), tag, comm_, comm_.coll_context(), true);
   }
   uint32_t irecv(void* buf, uint64_t bytes, int peer, int tag) {
-    return world_.post_recv(rank_, buf, bytes, static_cast<int>(comm_.world(peer)), tag, comm_.coll_context(), true);
+    return world_.post_recv(exec_, buf, bytes, static_cast<int>(comm_.world(peer)), tag, comm_.coll_context(), true);
   }
   void wait(uint32_t q) {
-    world_.wait_all(rank_, &q, 1);
+    world_.wait_all(exec_, &q, 1);
     rank_.free_request_slot(q);
   }
   // Waits for every request and frees them.
   void waitall(const uint32_t* qs, uint32_t n) {
-    world_.wait_all(rank_, qs, n);
+    world_.wait_all(exec_, qs, n);
     for (uint32_t i = 0; i < n; ++i)
       rank_.free_request_slot(qs[i]);
   }
@@ -56,6 +59,7 @@ class Channel {
 
  private:
   World& world_;
+  Exec& exec_;
   Rank& rank_;
   Comm& comm_;
 };

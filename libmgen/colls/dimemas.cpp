@@ -119,10 +119,10 @@ std::string truncated(const OneStepPart& from, const OneStepPart& to, uint64_t b
 void post(Channel& ch, OneStepPart& part, int op, int root, const void* args, OneStepFinish finish) {
   part.op = op;
   part.root = root;
-  part.name = ch.self().call.name ? ch.self().call.name : "a collective";
+  part.name = ch.context().call.name ? ch.context().call.name : "a collective";
   part.args = args;
   part.finish = finish;
-  ch.world().one_step_collective(ch.self(), ch.comm(), part);
+  ch.world().one_step_collective(ch.context(), ch.comm(), part);
 }
 
 // ---------------------------------------------------------------- finishing functions

@@ -24,30 +24,35 @@ void World::error(const std::string& message) {
 
 void World::abort_ranks() {
   stopping_ = true;
-  for (Rank& r : ranks_) {
-    if (!fibers_->finished(r.id)) fibers_->make_ready(r.id);
+  // Every fiber not finished, helpers included (a helper created but never run returns at once).
+  for (uint32_t i = 0; i < fibers_->count(); ++i) {
+    if (!fibers_->finished(i)) fibers_->make_ready(i);
   }
   fibers_->run_ready();
   current_ = kNone;
 }
 
-std::string World::describe(const Rank& r) const {
+std::string World::describe(const Exec& r) const {
   std::string what = r.call.name ? r.call.name : "an MGEN call";
+  if (r.id >= ranks_.size()) what = "a non-blocking collective's algorithm";
   std::string args;
   auto add = [&](const std::string& s) { args += (args.empty() ? "" : ", ") + s; };
   if (r.call.peer != static_cast<int>(kNone))
     add(r.call.peer == kAnySource ? "source ANY" : fmt::format("peer {}", r.call.peer));
   if (r.call.tag != kAnyTag) add(fmt::format("tag {}", r.call.tag));
   if (r.call.comm != 0) add(fmt::format("comm {}", r.call.comm));
-  return fmt::format("rank {} blocked in {}({}) since {:.3f} us", r.id, what, args, r.block.since.microseconds());
+  return fmt::format("rank {} blocked in {}({}) since {:.3f} us", r.rank, what, args, r.block.since.microseconds());
 }
 
 std::string World::deadlock_report() const {
   size_t blocked = 0;
   std::string lines;
   for (const Rank& r : ranks_) {
-    if (r.state == Rank::State::kFinished) continue;
+    if (r.state == Exec::State::kFinished) continue;
     if (++blocked <= 32) lines += "  " + describe(r) + "\n";
+  }
+  for (const auto& h : helpers_) {
+    if (h->in_use && h->state != Exec::State::kFinished) lines += "  " + describe(*h) + "\n";
   }
   if (blocked > 32) lines += fmt::format("  ... and {} more\n", blocked - 32);
   std::string out = fmt::format(

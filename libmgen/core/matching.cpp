@@ -94,7 +94,7 @@ void World::log_message(RankId dst, const Request& receive, const Envelope& env)
                                        env.tag, receive.collective});
 }
 
-Status World::probe(Rank& r, uint64_t context, int src_world, int tag) {
+Status World::probe(Exec& r, uint64_t context, int src_world, int tag) {
   r.block = Block{};
   r.block.kind = Block::kProbe;
   r.block.context = context;
@@ -105,7 +105,7 @@ Status World::probe(Rank& r, uint64_t context, int src_world, int tag) {
   return r.block.status;
 }
 
-bool World::iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status) {
+bool World::iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* status) {
   r.block = Block{};
   r.block.kind = Block::kIprobe;
   r.block.context = context;
@@ -121,8 +121,8 @@ bool World::iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* st
   return r.block.flag;
 }
 
-bool World::cancel(Rank& r, uint32_t q) {
-  if (r.requests[q].complete) return false;
+bool World::cancel(Exec& r, uint32_t q) {
+  if (ranks_[r.rank].requests[q].complete) return false;
   r.block = Block{};
   r.block.kind = Block::kCancel;
   r.block.reqs = &q;
@@ -132,7 +132,7 @@ bool World::cancel(Rank& r, uint32_t q) {
   return r.block.flag;
 }
 
-void World::rdma_poll(Rank& r, int tag) {
+void World::rdma_poll(Exec& r, int tag) {
   r.block = Block{};
   r.block.kind = Block::kPoll;
   r.block.poll_tag = tag;

@@ -11,8 +11,9 @@
 
 namespace mgen::mpi {
 
-void World::one_step_collective(Rank& r, Comm& comm, OneStepPart& part) {
-  part.rank = r.id;
+void World::one_step_collective(Exec& r, Comm& comm, OneStepPart& part) {
+  part.rank = r.rank;
+  part.context = r.id;
   r.block = Block{};
   r.block.kind = Block::kCollective;
   r.block.part = &part;
@@ -27,7 +28,7 @@ void World::one_step_collective(Rank& r, Comm& comm, OneStepPart& part) {
 }
 
 // Engine side: a member's part arrives (at its clock); the last one finishes the collective.
-void World::arrive_one_step(Rank& r) {
+void World::arrive_one_step(Exec& r) {
   const Block& b = r.block;
   OneStep& x = one_steps_[{b.context, b.sequence}];
   if (x.parts.empty()) x.parts.assign(b.count, nullptr);
@@ -53,7 +54,7 @@ void World::arrive_one_step(Rank& r) {
     return;
   }
   for (const OneStepPart* p : parts) {
-    Rank& m = ranks_[p->rank];
+    Exec& m = exec(p->context);
     m.block.flag = true;
     m.block.delay = duration;
     wake_if_ready(m);

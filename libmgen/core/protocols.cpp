@@ -13,24 +13,26 @@
 
 namespace mgen::mpi {
 
-uint32_t World::post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm,
+uint32_t World::post_send(Exec& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm,
                           uint64_t context, bool collective) {
   r.clock += mpi_.send_overhead;
   r.stats.overhead += mpi_.send_overhead;
-  const uint32_t q = r.alloc_request(ReqKind::kSend);
-  Request& req = r.requests[q];
+  Rank& owner = ranks_[r.rank];
+  const uint32_t q = owner.alloc_request(ReqKind::kSend);
+  Request& req = owner.requests[q];
   req.sbuf = buf;
   req.peer = dst;
   req.collective = collective;
-  req.env = Envelope{context, r.id, comm.rank, tag, bytes, 0, r.clock, Time()};
+  req.env = Envelope{context, r.rank, comm.rank, tag, bytes, 0, r.clock, Time()};
   r.outbox.push_back(Op{r.clock, OpKind::kSend, q});
   return q;
 }
 
-uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context,
+uint32_t World::post_recv(Exec& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context,
                           bool collective) {
-  const uint32_t q = r.alloc_request(ReqKind::kRecv);
-  Request& req = r.requests[q];
+  Rank& owner = ranks_[r.rank];
+  const uint32_t q = owner.alloc_request(ReqKind::kRecv);
+  Request& req = owner.requests[q];
   req.rbuf = buf;
   req.capacity = capacity;
   req.context = context;
@@ -42,11 +44,12 @@ uint32_t World::post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, 
   return q;
 }
 
-uint32_t World::post_rdma(Rank& r, ReqKind kind, RankId peer, uint64_t bytes, int tag) {
+uint32_t World::post_rdma(Exec& r, ReqKind kind, RankId peer, uint64_t bytes, int tag) {
   r.clock += mpi_.rdma_overhead;
   r.stats.overhead += mpi_.rdma_overhead;
-  const uint32_t q = r.alloc_request(kind);
-  Request& req = r.requests[q];
+  Rank& owner = ranks_[r.rank];
+  const uint32_t q = owner.alloc_request(kind);
+  Request& req = owner.requests[q];
   req.peer = peer;
   req.rdma_tag = tag;
   req.env.bytes = bytes;

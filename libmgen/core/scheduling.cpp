@@ -1,7 +1,8 @@
-// Rank scheduling: the rank fibers' side of the simcall rule. A rank posts operations to its
-// outbox and runs ahead; the engine processes them at their timestamps (process_ops), and a
-// rank that must wait blocks until evaluate_block says its condition holds, then resumes with
-// every other rank woken at that instant, in wake order (resume_batch).
+// Rank scheduling: the rank fibers' side of the simcall rule. An execution context (a rank's
+// main program, or a helper running a non-blocking collective) posts operations to its outbox
+// and runs ahead; the engine processes them at their timestamps (process_ops), and a context
+// that must wait blocks until evaluate_block says its condition holds, then resumes with every
+// other context woken at that instant, in wake order (resume_batch).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,8 +14,8 @@
 
 namespace mgen::mpi {
 
-void World::wake(Rank& r) {
-  r.state = Rank::State::kWaking;
+void World::wake(Exec& r) {
+  r.state = Exec::State::kWaking;
   waking_.push_back(r.id);
   if (resume_scheduled_) return;
   resume_scheduled_ = true;
@@ -28,42 +29,44 @@ void World::resume_batch() {
   batch_.swap(waking_);
   waking_.clear();
   const Time now = engine_.now();
-  for (RankId id : batch_) {
-    Rank& r = ranks_[id];
+  for (uint32_t id : batch_) {
+    Exec& r = exec(id);
     if (r.block.kind != Block::kNone) r.stats.wait += now - r.block.since;
     r.clock = simcore::max(r.clock, now);
-    r.state = Rank::State::kRunning;
+    r.state = Exec::State::kRunning;
     fibers_->make_ready(id);
   }
   fibers_->run_ready();
   current_ = kNone;
-  for (RankId id : batch_) {
-    Rank& r = ranks_[id];
+  for (uint32_t id : batch_) {
+    Exec& r = exec(id);
     // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
     // at the stack bottom is the only witness, so it is checked after every run of the fiber.
     if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
       error_ =
-          fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", id, job_.stack_bytes >> 10);
+          fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", r.rank, job_.stack_bytes >> 10);
     }
     if (fibers_->finished(id)) {
-      r.state = Rank::State::kFinished;
+      r.state = Exec::State::kFinished;
       r.finished_at = r.clock;
     } else {
-      r.state = Rank::State::kBlocked;
+      r.state = Exec::State::kBlocked;
     }
     if (!error_) schedule_ops(r);
   }
   if (error_) engine_.stop();
 }
 
-void World::schedule_ops(Rank& r) {
+void World::schedule_ops(Exec& r) {
   if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
   r.ops_scheduled = true;
   engine_.schedule(r.outbox[r.outbox_head].at, kinds_[kRankOps], r.id);
 }
 
-void World::process_ops(RankId id) {
-  Rank& r = ranks_[id];
+void World::process_ops(uint32_t ctx) {
+  Exec& r = exec(ctx);
+  Rank& owner = ranks_[r.rank];
+  const RankId id = r.rank;
   r.ops_scheduled = false;
   const Time now = engine_.now();
   while (r.outbox_head < r.outbox.size() && r.outbox[r.outbox_head].at <= now) {
@@ -81,22 +84,39 @@ void World::process_ops(RankId id) {
       case OpKind::kGet:
         start_get(id, op.req);
         break;
+      case OpKind::kSpawn: {
+        // The helper starts now, at its owner's clock when it called the collective.
+        fibers_->create(op.req);
+        wake(exec(op.req));
+        break;
+      }
+      case OpKind::kDone: {
+        Helper& h = *helpers_[ctx - ranks_.size()];
+        complete(id, op.req);
+        h.job = nullptr;  // its fiber has returned: what the job held can go
+        h.in_use = false;
+        free_helpers_.push_back(ctx);
+        break;
+      }
       case OpKind::kBlock:
         r.block.since = op.at;
         if (r.block.kind == Block::kWaitAll) {
           r.block.pending = 0;
           for (uint32_t i = 0; i < r.block.count; ++i) {
             const uint32_t q = r.block.reqs[i];
-            if (q == kNone || r.requests[q].complete) continue;
-            r.requests[q].in_wait = true;
+            if (q == kNone || owner.requests[q].complete) continue;
+            owner.requests[q].in_wait = true;
+            owner.requests[q].waiter = ctx;
             ++r.block.pending;
           }
         } else if (r.block.kind == Block::kWaitAny) {
           for (uint32_t i = 0; i < r.block.count; ++i) {
-            if (r.block.reqs[i] != kNone) r.requests[r.block.reqs[i]].in_wait = true;
+            if (r.block.reqs[i] == kNone) continue;
+            owner.requests[r.block.reqs[i]].in_wait = true;
+            owner.requests[r.block.reqs[i]].waiter = ctx;
           }
         }
-        r.state = Rank::State::kBlocked;
+        r.state = Exec::State::kBlocked;
         if (r.block.kind == Block::kCollective) arrive_one_step(r);
         wake_if_ready(r);
         break;
@@ -111,8 +131,9 @@ void World::process_ops(RankId id) {
   }
 }
 
-bool World::evaluate_block(Rank& r) {
-  Block& b = r.block;
+bool World::evaluate_block(Exec& x) {
+  Block& b = x.block;
+  Rank& r = ranks_[x.rank];
   switch (b.kind) {
     case Block::kWaitAll:
       return b.pending == 0;
@@ -162,8 +183,8 @@ bool World::evaluate_block(Rank& r) {
   return false;
 }
 
-void World::wake_if_ready(Rank& r) {
-  if (r.state != Rank::State::kBlocked || r.outbox_head != r.outbox.size()) return;
+void World::wake_if_ready(Exec& r) {
+  if (r.state != Exec::State::kBlocked || r.outbox_head != r.outbox.size()) return;
   if (!evaluate_block(r)) return;
   wake(r);
 }
@@ -173,38 +194,41 @@ void World::complete(RankId id, uint32_t q) {
   Request& req = r.requests[q];
   req.complete = true;
   req.done = engine_.now();
-  if (r.state != Rank::State::kBlocked || !req.in_wait) return;
-  if (r.block.kind == Block::kWaitAll) {
-    if (--r.block.pending == 0) wake_if_ready(r);
-  } else if (r.block.kind == Block::kWaitAny) {
-    wake_if_ready(r);
+  if (!req.in_wait) return;
+  Exec& x = exec(req.waiter);
+  if (x.state != Exec::State::kBlocked) return;
+  if (x.block.kind == Block::kWaitAll) {
+    if (--x.block.pending == 0) wake_if_ready(x);
+  } else if (x.block.kind == Block::kWaitAny) {
+    wake_if_ready(x);
   }
 }
 
-void World::suspend(Rank& r) {
+void World::suspend(Exec& r) {
   fibers_->suspend(r.id);
-  current_ = r.id;  // the engine may have resumed several ranks in one pass
+  current_ = r.id;  // the engine may have resumed several contexts in one pass
   if (stopping_) {
     runtime::forget_unwound_frames();
     throw RankUnwind{};
   }
 }
 
-void World::block(Rank& r) {
+void World::block(Exec& r) {
   r.outbox.push_back(Op{r.clock, OpKind::kBlock, kNone});
   suspend(r);
 }
 
-void World::compute(Rank& r, Time t) {
+void World::compute(Exec& r, Time t) {
   r.clock += t;
   r.stats.compute += t;
 }
 
-void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
+void World::wait_all(Exec& r, const uint32_t* reqs, uint32_t n) {
+  Rank& owner = ranks_[r.rank];
   const Time entry = r.clock;
   bool done = true;
   for (uint32_t i = 0; i < n && done; ++i)
-    done = reqs[i] == kNone || r.requests[reqs[i]].complete;
+    done = reqs[i] == kNone || owner.requests[reqs[i]].complete;
   if (!done) {
     r.block = Block{};
     r.block.kind = Block::kWaitAll;
@@ -212,7 +236,7 @@ void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
     r.block.count = n;
     block(r);
     for (uint32_t i = 0; i < n; ++i) {
-      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+      if (reqs[i] != kNone) owner.requests[reqs[i]].in_wait = false;
     }
     r.block.kind = Block::kNone;
   }
@@ -224,7 +248,7 @@ void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
   const bool send_progress = mpi_.send_progress_overhead > Time::zero();
   for (uint32_t i = 0; i < n; ++i) {
     if (reqs[i] == kNone) continue;
-    const Request& req = r.requests[reqs[i]];
+    const Request& req = owner.requests[reqs[i]];
     if (req.kind == ReqKind::kRecv) handled_.emplace_back(req.done, mpi_.recv_overhead);
     if (req.kind == ReqKind::kSend && send_progress) handled_.emplace_back(req.done, mpi_.send_progress_overhead);
   }
@@ -242,10 +266,11 @@ void World::wait_all(Rank& r, const uint32_t* reqs, uint32_t n) {
   r.clock = simcore::max(r.clock, cpu);
 }
 
-int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {
+int World::wait_any(Exec& r, const uint32_t* reqs, uint32_t n) {
+  Rank& owner = ranks_[r.rank];
   auto first_done = [&]() -> int {
     for (uint32_t i = 0; i < n; ++i) {
-      if (reqs[i] != kNone && r.requests[reqs[i]].complete) return static_cast<int>(i);
+      if (reqs[i] != kNone && owner.requests[reqs[i]].complete) return static_cast<int>(i);
     }
     return -1;
   };
@@ -261,23 +286,24 @@ int World::wait_any(Rank& r, const uint32_t* reqs, uint32_t n) {
     r.block.count = n;
     block(r);
     for (uint32_t i = 0; i < n; ++i) {
-      if (reqs[i] != kNone) r.requests[reqs[i]].in_wait = false;
+      if (reqs[i] != kNone) owner.requests[reqs[i]].in_wait = false;
     }
     r.block.kind = Block::kNone;
     index = first_done();
   }
-  if (r.requests[reqs[index]].kind == ReqKind::kRecv) {
+  if (owner.requests[reqs[index]].kind == ReqKind::kRecv) {
     r.clock += mpi_.recv_overhead;
     r.stats.overhead += mpi_.recv_overhead;
-  } else if (r.requests[reqs[index]].kind == ReqKind::kSend) {
+  } else if (owner.requests[reqs[index]].kind == ReqKind::kSend) {
     r.clock += mpi_.send_progress_overhead;
     r.stats.overhead += mpi_.send_progress_overhead;
   }
   return index;
 }
 
-bool World::test(Rank& r, uint32_t q) {
-  bool done = r.requests[q].complete;
+bool World::test(Exec& r, uint32_t q) {
+  Rank& owner = ranks_[r.rank];
+  bool done = owner.requests[q].complete;
   if (!done) {
     r.block = Block{};
     r.block.kind = Block::kTest;
@@ -293,10 +319,10 @@ bool World::test(Rank& r, uint32_t q) {
       r.stats.overhead += mpi_.poll_overhead;
     }
   }
-  if (done && r.requests[q].kind == ReqKind::kRecv && !r.requests[q].status.cancelled) {
+  if (done && owner.requests[q].kind == ReqKind::kRecv && !owner.requests[q].status.cancelled) {
     r.clock += mpi_.recv_overhead;
     r.stats.overhead += mpi_.recv_overhead;
-  } else if (done && r.requests[q].kind == ReqKind::kSend) {
+  } else if (done && owner.requests[q].kind == ReqKind::kSend) {
     r.clock += mpi_.send_progress_overhead;
     r.stats.overhead += mpi_.send_progress_overhead;
   }

@@ -48,7 +48,8 @@ struct Envelope {
   Time sent;         // when the data left (eager: at once; rendezvous: after the clear-to-send)
 };
 
-enum class ReqKind : uint8_t { kFree, kSend, kRecv, kPut, kGet };
+// kHelper: completes when a helper context (a non-blocking collective's algorithm) finishes.
+enum class ReqKind : uint8_t { kFree, kSend, kRecv, kPut, kGet, kHelper };
 
 // A non-blocking operation. Owned by its rank; the engine refers to it by index.
 struct Request {
@@ -59,6 +60,7 @@ struct Request {
   bool collective = false;   // issued by a collective algorithm: no per-call overheads
   bool synchronous = false;  // a send that completes only once matched (MPI_Ssend): always rendezvous
   uint32_t next_free = kNone;
+  uint32_t waiter = kNone;  // with in_wait: the execution context blocked on it
   // send: payload and destination; recv: the matched sender once known.
   const void* sbuf = nullptr;
   RankId peer = 0;
@@ -75,7 +77,9 @@ struct Request {
   Time done;
 };
 
-enum class OpKind : uint8_t { kSend, kRecv, kPut, kGet, kBlock };
+// kSpawn starts the helper context `req` names; kDone is a helper's last operation: it
+// completes its rank's request `req` at the helper's finishing time.
+enum class OpKind : uint8_t { kSend, kRecv, kPut, kGet, kBlock, kSpawn, kDone };
 
 // An operation a rank issued at its local time `at`, waiting for the engine to process it.
 struct Op {

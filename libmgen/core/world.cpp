@@ -39,7 +39,7 @@ World* World::active() {
 }
 
 Rank& World::current() {
-  return ranks_[current_];
+  return ranks_[exec(current_).rank];
 }
 
 World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
@@ -63,6 +63,7 @@ World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const Node
   for (RankId r = 0; r < job.ranks; ++r) {
     Rank& rank = ranks_[r];
     rank.id = r;
+    rank.rank = r;
     switch (job.placement) {
       case Placement::kBlock:
         rank.node = r / job.procs_per_node;
@@ -96,9 +97,12 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
   std::vector<std::string> args(argv, argv + argc);
   fibers_->spawn([this, &main, &args](size_t i) {
-    Rank& r = ranks_[i];
-    try {
-      suspend(r);  // parked until the engine starts every rank at time zero
+    if (i >= ranks_.size()) {
+      run_helper(static_cast<uint32_t>(i));
+      return;
+    }
+    guarded(static_cast<uint32_t>(i), [&] {
+      suspend(ranks_[i]);  // parked until the engine starts every rank at time zero
       // Each rank gets its own argv, as separate processes would.
       std::vector<std::string> mine(args);
       std::vector<char*> ptrs;
@@ -106,17 +110,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
         ptrs.push_back(s.data());
       ptrs.push_back(nullptr);
       main(static_cast<int>(mine.size()), ptrs.data());
-    } catch (const RankUnwind&) {
-      runtime::forget_unwound_frames();
-    } catch (const std::exception& e) {
-      runtime::forget_unwound_frames();
-      if (!error_) error_ = fmt::format("rank {}: {}", i, e.what());
-    } catch (...) {
-      runtime::forget_unwound_frames();
-      // Not ours (a test framework's assertion, say): stop the run and rethrow it to the caller.
-      if (!foreign_exception_) foreign_exception_ = std::current_exception();
-      if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", i);
-    }
+    });
   });
   for (Rank& r : ranks_)
     wake(r);
@@ -129,7 +123,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
         countdown = 1 << 20;
         uint32_t done = 0;
         for (const Rank& r : ranks_)
-          done += r.state == Rank::State::kFinished;
+          done += r.state == Exec::State::kFinished;
         progress(engine_.now().seconds(), engine_.events_processed(), done);
       }
     });
@@ -140,9 +134,12 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   RunOutcome out;
   bool all_done = true;
   for (const Rank& r : ranks_) {
-    all_done = all_done && r.state == Rank::State::kFinished;
+    all_done = all_done && r.state == Exec::State::kFinished;
     out.predicted = simcore::max(out.predicted, r.finished_at);
   }
+  // A helper still running (a non-blocking collective some member never joined) is blocked too.
+  for (const auto& h : helpers_)
+    all_done = all_done && !h->in_use;
   out.drained = engine_.now();
   if (error_) {
     out.ok = false;
@@ -156,6 +153,62 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   g_active = nullptr;
   if (foreign_exception_) std::rethrow_exception(foreign_exception_);
   return out;
+}
+
+void World::guarded(uint32_t id, const std::function<void()>& body) {
+  const RankId rank = exec(id).rank;
+  try {
+    body();
+  } catch (const RankUnwind&) {
+    runtime::forget_unwound_frames();
+  } catch (const std::exception& e) {
+    runtime::forget_unwound_frames();
+    if (!error_) error_ = fmt::format("rank {}: {}", rank, e.what());
+  } catch (...) {
+    runtime::forget_unwound_frames();
+    // Not ours (a test framework's assertion, say): stop the run and rethrow it to the caller.
+    if (!foreign_exception_) foreign_exception_ = std::current_exception();
+    if (!error_) error_ = fmt::format("rank {}: an exception escaped the rank's program", rank);
+  }
+}
+
+// ---------------------------------------------------------------- helper contexts
+
+uint32_t World::start_helper(Exec& r, HelperJob job) {
+  uint32_t id;
+  if (!free_helpers_.empty()) {
+    id = free_helpers_.back();
+    free_helpers_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(ranks_.size() + helpers_.size());
+    helpers_.push_back(std::make_unique<Helper>());
+  }
+  Helper& h = *helpers_[id - ranks_.size()];
+  Rank& owner = ranks_[r.rank];
+  const uint32_t q = owner.alloc_request(ReqKind::kHelper);
+  owner.requests[q].posted = r.clock;
+  // Taken on the rank's fiber, but the engine sees the helper only at kSpawn, at the caller's
+  // clock; slots are freed by the engine (kDone) and fibers run in a fixed order, so which slot
+  // a helper gets is reproducible, and it affects no time. The helper is the rank's until kDone.
+  static_cast<Exec&>(h) = Exec{};
+  h.id = id;
+  h.rank = r.rank;
+  h.clock = r.clock;
+  h.call = CallInfo{r.call.name, static_cast<int>(kNone), kAnyTag, r.call.comm};
+  h.job = std::move(job);
+  h.done = q;
+  h.in_use = true;
+  r.outbox.push_back(Op{r.clock, OpKind::kSpawn, id});
+  return q;
+}
+
+void World::run_helper(uint32_t id) {
+  Helper& h = *helpers_[id - ranks_.size()];
+  if (stopping_) return;  // created, then the run stopped before it started
+  guarded(id, [&] { h.job(h); });
+  // The host's time spent posting is the rank's; waiting was not (the program went on).
+  ranks_[h.rank].stats.overhead += h.stats.overhead;
+  if (!stopping_) h.outbox.push_back(Op{h.clock, OpKind::kDone, h.done});
 }
 
 void World::dispatch(const simcore::Event& e) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,11 +37,15 @@ namespace mgen::mpi {
 // deadlock). Never escapes the fiber.
 struct RankUnwind {};
 
-struct Rank {
-  RankId id = 0;
-  uint32_t node = 0;
-  net::EndpointId endpoint = 0;
-  Time clock;  // the rank's own simulated time; never behind the engine while it runs
+// One thread of execution of a rank: its main program, or a helper that runs a non-blocking
+// collective's algorithm while the program goes on. Each has its own fiber, clock, outbox and
+// block; all of a rank's contexts post into the rank's one request table and queues, so their
+// messages match as one process's would. Context ids are fiber ids: a rank's main context has
+// the rank's id, helpers come after the ranks.
+struct Exec {
+  uint32_t id = 0;  // the context's (= its fiber's)
+  RankId rank = 0;  // whose context it is
+  Time clock;       // the context's own simulated time; never behind the engine while it runs
   enum class State : uint8_t { kReady, kRunning, kBlocked, kWaking, kFinished } state = State::kReady;
   Time finished_at;
 
@@ -48,7 +53,13 @@ struct Rank {
   size_t outbox_head = 0;
   bool ops_scheduled = false;
   Block block;
-  CallInfo call;  // the MPI call the rank is in
+  CallInfo call;  // the MPI call the context is in
+  RankStats stats;
+};
+
+struct Rank : Exec {
+  uint32_t node = 0;
+  net::EndpointId endpoint = 0;
 
   std::vector<Request> requests;
   uint32_t free_request = kNone;
@@ -64,13 +75,15 @@ struct Rank {
   std::vector<std::unique_ptr<Comm>> comms;
   std::vector<std::shared_ptr<const Group>> groups;
 
-  RankStats stats;
   std::vector<TimelineEntry> timeline;
   bool initialized = false, finalized = false;
 
   uint32_t alloc_request(ReqKind kind);
   void free_request_slot(uint32_t q);
 };
+
+// What a helper context runs: a collective algorithm on a channel bound to the context.
+using HelperJob = std::function<void(Exec&)>;
 
 class World;
 struct OneStepPart;
@@ -88,7 +101,8 @@ struct OneStepPart {
   const void* args = nullptr;       // the member's argument struct, alive while it waits
   uint64_t sent = 0, received = 0;  // bytes of the largest message it sends / receives
   OneStepFinish finish = nullptr;
-  RankId rank = 0;  // filled by the World
+  RankId rank = 0;       // filled by the World
+  uint32_t context = 0;  // the execution context that waits for it, filled by the World
 };
 
 struct RunOutcome {
@@ -125,36 +139,43 @@ class World : public net::MessageSink {
     extensions_.emplace_back(key, std::move(owned));
     return out;
   }
+  // The rank whose context is running, and that context (its main one, or a helper).
   Rank& current();
+  Exec& current_exec() { return exec(current_); }
   bool in_rank() const { return current_ != kNone; }
+  Rank& owner(const Exec& x) { return ranks_[x.rank]; }
 
   // --- rank side: called from a rank's fiber (through the C facade or collectives) ---
-  uint32_t post_send(Rank& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm, uint64_t context,
+  uint32_t post_send(Exec& r, const void* buf, uint64_t bytes, RankId dst, int tag, const Comm& comm, uint64_t context,
                      bool collective);
-  uint32_t post_recv(Rank& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context, bool collective);
+  uint32_t post_recv(Exec& r, void* buf, uint64_t capacity, int src_world, int tag, uint64_t context, bool collective);
   // An RDMA put (to `peer`) or get (from `peer`) of `bytes`.
-  uint32_t post_rdma(Rank& r, ReqKind kind, RankId peer, uint64_t bytes, int tag);
+  uint32_t post_rdma(Exec& r, ReqKind kind, RankId peer, uint64_t bytes, int tag);
   // Blocks until every request in `reqs` (kNone entries skipped) is complete.
-  void wait_all(Rank& r, const uint32_t* reqs, uint32_t n);
+  void wait_all(Exec& r, const uint32_t* reqs, uint32_t n);
   // Blocks until one is complete; returns its position (-1 if all are kNone).
-  int wait_any(Rank& r, const uint32_t* reqs, uint32_t n);
+  int wait_any(Exec& r, const uint32_t* reqs, uint32_t n);
   // True if the request is complete at the rank's current time.
-  bool test(Rank& r, uint32_t req);
+  bool test(Exec& r, uint32_t req);
   // Blocks until a message matching (context, src, tag) can be received; fills its status.
-  Status probe(Rank& r, uint64_t context, int src_world, int tag);
-  bool iprobe(Rank& r, uint64_t context, int src_world, int tag, Status* status);
-  void rdma_poll(Rank& r, int tag);
+  Status probe(Exec& r, uint64_t context, int src_world, int tag);
+  bool iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* status);
+  void rdma_poll(Exec& r, int tag);
   // Cancels a receive that has not matched yet (it completes with status.cancelled); false if
   // it had matched or completed already.
-  bool cancel(Rank& r, uint32_t req);
-  void compute(Rank& r, Time t);
+  bool cancel(Exec& r, uint32_t req);
+  void compute(Exec& r, Time t);
+  // Starts a helper context of rank `r` (from its main context) at r's clock, running `job`.
+  // Returns the rank's request (ReqKind::kHelper) that completes at the helper's finishing
+  // time: wait for it, test it and free it like any other.
+  uint32_t start_helper(Exec& r, HelperJob job);
   // The run's groups (interned) and Comm_split's exchange.
   GroupTable& groups() { return groups_; }
   // A collective done in one step: every member of `comm` posts its part; when the last one's
   // post is processed (at the latest arrival), the first member's `finish` runs once with all
   // parts in communicator order, moves the data and returns the duration; every member leaves
   // at that arrival plus the duration. Mismatched operations or roots stop the run.
-  void one_step_collective(Rank& r, Comm& comm, OneStepPart& part);
+  void one_step_collective(Exec& r, Comm& comm, OneStepPart& part);
   // Stops the whole run: records the error, unwinds the calling rank (throws RankUnwind).
   [[noreturn]] void fail(const std::string& message);
 
@@ -203,15 +224,29 @@ class World : public net::MessageSink {
     uint32_t next_free = kNone;
   };
 
+  // A helper context and what it runs; the slot is reused once its kDone was processed.
+  struct Helper : Exec {
+    HelperJob job;
+    uint32_t done = kNone;  // the rank's request completed when the helper finishes
+    bool in_use = false;
+  };
+
+  Exec& exec(uint32_t id) {
+    if (id < ranks_.size()) return ranks_[id];
+    return *helpers_[id - ranks_.size()];
+  }
+  // Runs `body` on a context's fiber, turning what escapes it into the run's error.
+  void guarded(uint32_t id, const std::function<void()>& body);
+  void run_helper(uint32_t id);  // a helper fiber's body
   void dispatch(const simcore::Event& e);
-  void wake(Rank& r);
+  void wake(Exec& r);
   void resume_batch();
-  void process_ops(RankId r);
-  void schedule_ops(Rank& r);
-  void suspend(Rank& r);  // fiber side: park until resumed; unwinds if the run is stopping
-  void block(Rank& r);    // fiber side: post the current Block and park
-  bool evaluate_block(Rank& r);
-  void wake_if_ready(Rank& r);
+  void process_ops(uint32_t id);
+  void schedule_ops(Exec& r);
+  void suspend(Exec& r);  // fiber side: park until resumed; unwinds if the run is stopping
+  void block(Exec& r);    // fiber side: post the current Block and park
+  bool evaluate_block(Exec& r);
+  void wake_if_ready(Exec& r);
   void complete(RankId r, uint32_t req);
   void start_send(RankId r, uint32_t req);
   void start_recv(RankId r, uint32_t req);
@@ -228,7 +263,7 @@ class World : public net::MessageSink {
   void log_message(RankId dst, const Request& receive, const Envelope& env);
   void abort_ranks();
   std::string deadlock_report() const;
-  std::string describe(const Rank& r) const;
+  std::string describe(const Exec& r) const;
 
   MpiConfig mpi_;
   NodeConfig node_;
@@ -239,11 +274,13 @@ class World : public net::MessageSink {
   NodeMemory transport_;  // the network behind each node's memory
   simcore::KindRange kinds_;
   std::vector<Rank> ranks_;
+  std::vector<std::unique_ptr<Helper>> helpers_;  // by context id - ranks; stable addresses
+  std::vector<uint32_t> free_helpers_;
   std::vector<Transfer> transfers_;
   uint32_t free_transfer_ = kNone;
   std::unique_ptr<runtime::FiberRuntime> fibers_;
   uint32_t current_ = kNone;
-  std::vector<RankId> waking_, batch_;  // ranks to resume at the current instant, in wake order
+  std::vector<uint32_t> waking_, batch_;  // contexts to resume at the current instant, in wake order
   bool resume_scheduled_ = false;
   std::vector<std::pair<Time, Time>> handled_;  // wait_all's scratch: (completed, handling cost)
   bool stopping_ = false;
@@ -256,7 +293,7 @@ class World : public net::MessageSink {
     int arrived = 0;
   };
   std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
-  void arrive_one_step(Rank& r);
+  void arrive_one_step(Exec& r);
   GroupTable groups_;
   // Last, so destroyed first: the layers above go before the state they were built on.
   std::vector<std::pair<const void*, std::unique_ptr<Extension>>> extensions_;

@@ -82,7 +82,7 @@ char* StackPool::bottom(size_t i) const {
 }
 
 namespace {
-thread_local const StackPool* g_pool = nullptr;  // this thread's running FiberRuntime's stacks
+thread_local const FiberRuntime* g_runtime = nullptr;  // this thread's running FiberRuntime
 }  // namespace
 
 // AddressSanitizer must be told which stack the thread runs on: otherwise an exception thrown
@@ -123,9 +123,9 @@ std::pair<const void*, size_t> thread_stack() {
 
 void forget_unwound_frames() {
 #if defined(__SANITIZE_ADDRESS__)
-  if (g_pool == nullptr) return;
+  if (g_runtime == nullptr) return;
   char* frame = static_cast<char*>(__builtin_frame_address(0));
-  char* bottom = g_pool->bottom_of(frame);
+  char* bottom = g_runtime->bottom_of(frame);
   if (bottom != nullptr && frame > bottom) __asan_unpoison_memory_region(bottom, static_cast<size_t>(frame - bottom));
 #endif
 }
@@ -138,19 +138,28 @@ bool StackPool::canary_intact(size_t i) const {
 
 FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes)
     : pool_(stack_bytes, count),
+      base_(count),
       contexts_(count, nullptr),
       fake_stacks_(count + 1, nullptr),
       engine_stack_(thread_stack()),
       queued_(count, 0),
       finished_(count, 0) {
-  g_pool = &pool_;
+  g_runtime = this;
   ready_.reserve(count);
+}
+
+char* FiberRuntime::bottom_of(const void* address) const {
+  if (char* b = pool_.bottom_of(address)) return b;
+  for (const auto& p : extra_) {
+    if (char* b = p->bottom_of(address)) return b;
+  }
+  return nullptr;
 }
 
 // A fiber that never returned (its owner failed to unwind it) is simply never resumed: an
 // fcontext owns nothing, and its stack goes with the pool.
 FiberRuntime::~FiberRuntime() {
-  if (g_pool == &pool_) g_pool = nullptr;
+  if (g_runtime == this) g_runtime = nullptr;
 }
 
 uint32_t FiberRuntime::next() {
@@ -176,7 +185,7 @@ void FiberRuntime::announce(uint32_t to, void** fake_stack_save) {
   if (to == kEngine) {
     asan_start_switch(fake_stack_save, engine_stack_.first, engine_stack_.second);
   } else {
-    asan_start_switch(fake_stack_save, pool_.bottom(to), pool_.stack_bytes());
+    asan_start_switch(fake_stack_save, stack_bottom(to), pool_.stack_bytes());
   }
 }
 
@@ -211,11 +220,29 @@ void FiberRuntime::entry(boost::context::detail::transfer_t t) {
 void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
   body_ = body;
   for (size_t i = 0; i < contexts_.size(); ++i) {
-    contexts_[i] = boost::context::detail::make_fcontext(pool_.stack_top(i), pool_.stack_bytes(), &entry);
+    contexts_[i] =
+        boost::context::detail::make_fcontext(stack_top(static_cast<uint32_t>(i)), pool_.stack_bytes(), &entry);
     make_ready(i);
   }
   // Let every fiber start and park itself at its first suspend() (the body's first act).
   run_ready();
+}
+
+void FiberRuntime::create(size_t i) {
+  if (i == contexts_.size()) {
+    extra_.push_back(std::make_unique<StackPool>(pool_.stack_bytes(), 1));
+    contexts_.push_back(nullptr);
+    fake_stacks_.insert(fake_stacks_.end() - 1, nullptr);  // the engine's stays last
+    queued_.push_back(0);
+    finished_.push_back(1);
+  }
+  if (i < base_ || i >= contexts_.size() || !finished_[i]) {
+    throw std::logic_error("fiber " + std::to_string(i) + " cannot be created");
+  }
+  finished_[i] = 0;
+  fake_stacks_[i] = nullptr;
+  contexts_[i] =
+      boost::context::detail::make_fcontext(stack_top(static_cast<uint32_t>(i)), pool_.stack_bytes(), &entry);
 }
 
 // Misuse would resume a stale context (a fiber queued twice would jump to its own saved state)

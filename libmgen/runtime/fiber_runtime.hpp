@@ -13,16 +13,19 @@
 // boost::context::fiber: the runtime must see the saved context to prefetch it, and an
 // fcontext owns nothing, so a rank that never finished is simply not resumed again.
 //
-// Stacks come from one reservation. Up to kGuardedLimit ranks each stack gets a PROT_NONE guard
-// page; beyond that the kernel's map-count limit (65530 mappings by default) forbids one mapping
-// per stack, so a canary word at the stack bottom is there for the owner to check (the World
-// does after every pass of resumptions).
+// The ranks' stacks come from one reservation. Up to kGuardedLimit ranks each stack gets a
+// PROT_NONE guard page; beyond that the kernel's map-count limit (65530 mappings by default)
+// forbids one mapping per stack, so a canary word at the stack bottom is there for the owner to
+// check (the World does after every pass of resumptions). Fibers created during a run (helpers
+// running non-blocking collectives, a few per rank at most) get a guarded stack each, kept and
+// reused when a finished fiber's id is created again.
 #pragma once
 
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -59,7 +62,8 @@ class StackPool {
 // this stays as a second line. Without ASan it does nothing.
 void forget_unwound_frames();
 
-// Runs `count` fibers, fiber i executing body(i), with stacks of `stack_bytes`.
+// Runs `count` fibers, fiber i executing body(i), with stacks of `stack_bytes`; more can be
+// created while it runs (create()).
 class FiberRuntime {
  public:
   FiberRuntime(size_t count, size_t stack_bytes);
@@ -69,6 +73,10 @@ class FiberRuntime {
 
   // Creates the fibers and runs each until it first suspends (or returns).
   void spawn(const std::function<void(size_t)>& body);
+  // From the engine: fiber `i` (the next new id, count(), or a finished fiber beyond the first
+  // `count` given to the constructor) starts afresh with body(i) when next made ready.
+  void create(size_t i);
+  size_t count() const { return contexts_.size(); }
   // From the engine: mark fibers ready, then run them all (in the order marked); each hands
   // over straight to the next, and the last one back to the engine.
   void make_ready(size_t i);
@@ -76,8 +84,10 @@ class FiberRuntime {
   // From fiber i: gives control to the next ready fiber, or back to the engine, until resumed.
   void suspend(size_t i);
   bool finished(size_t i) const { return finished_[i]; }
-  bool stack_intact(size_t i) const { return pool_.canary_intact(i); }
+  bool stack_intact(size_t i) const { return i < base_ ? pool_.canary_intact(i) : extra_[i - base_]->canary_intact(0); }
   const StackPool& stacks() const { return pool_; }
+  // The usable bottom of the fiber stack holding `address`, or null.
+  char* bottom_of(const void* address) const;
 
  private:
   using Context = boost::context::detail::fcontext_t;
@@ -92,7 +102,12 @@ class FiberRuntime {
   Context& context(uint32_t who) { return who == kEngine ? engine_ : contexts_[who]; }
   void*& fake_stack(uint32_t who) { return fake_stacks_[who == kEngine ? contexts_.size() : who]; }
 
+  char* stack_bottom(uint32_t i) const { return i < base_ ? pool_.bottom(i) : extra_[i - base_]->bottom(0); }
+  void* stack_top(uint32_t i) const { return i < base_ ? pool_.stack_top(i) : extra_[i - base_]->stack_top(0); }
+
   StackPool pool_;
+  size_t base_;                                    // fibers with a stack in pool_
+  std::vector<std::unique_ptr<StackPool>> extra_;  // the stacks of fibers created later
   std::function<void(size_t)> body_;
   std::vector<Context> contexts_;   // each suspended fiber's; stale while it runs
   Context engine_ = nullptr;        // the engine's, while fibers run

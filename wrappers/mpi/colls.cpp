@@ -1,166 +1,41 @@
 // Blocking collectives: datatypes flattened to bytes (packed when not dense), reductions
 // expressed in the predefined base type or through the user's operation, then the MGEN
-// collective with its configured or default algorithm.
+// collective with its configured or default algorithm. The non-blocking forms (nbc.cpp)
+// compose the same pieces (coll_args.hpp).
 #include <fmt/format.h>
 
 #include <numeric>
 
+#include "api/coll_jobs.hpp"
 #include "core/datatype.hpp"
 #include "core/world.hpp"
-#include "mpi/shim.hpp"
+#include "mpi/coll_args.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
 
 namespace {
 
-bool in_place(const void* p) {
-  return p == MPI_IN_PLACE;
-}
-
-// A per-rank ("v") layout of `t` elements: counts[i] elements at displs[i] extents. For the
-// MGEN layer the blocks are packed one after the other when `t` is not dense.
-class VBuf {
- public:
-  VBuf(void* buf, const int* counts, const int* displs, int n, MPI_Datatype type, bool load)
-      : user_(buf), type_(&dtype(type)), n_(n) {
-    bc_.resize(n);
-    bd_.resize(n);
-    uint64_t total = 0;
-    for (int i = 0; i < n; ++i) {
-      check_count(counts[i]);
-      bc_[i] = byte_count(type_->size * static_cast<uint64_t>(counts[i]));
-      counts_.push_back(counts[i]);
-      displs_.push_back(displs[i]);
-    }
-    dense_ = type_->dense();
-    if (dense_) {
-      for (int i = 0; i < n; ++i)
-        bd_[i] = byte_count(static_cast<uint64_t>(static_cast<int64_t>(displs[i]) * type_->extent()));
-      data_ = buf;
-      return;
-    }
-    for (int i = 0; i < n; ++i) {
-      bd_[i] = byte_count(total);
-      total += static_cast<uint64_t>(bc_[i]);
-    }
-    temp_.resize(total);
-    data_ = temp_.data();
-    if (load && buf != nullptr) {
-      for (int i = 0; i < n; ++i)
-        pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
-    }
-  }
-  void* data() const { return data_; }
-  const int* counts() const { return bc_.data(); }
-  const int* displs() const { return bd_.data(); }
-  void finish() {
-    if (dense_ || user_ == nullptr) return;
-    for (int i = 0; i < n_; ++i)
-      unpack(temp_.data() + bd_[i], static_cast<uint64_t>(bc_[i]), block(i), counts_[i], *type_);
-  }
-
- private:
-  std::byte* block(int i) const { return static_cast<std::byte*>(user_) + displs_[i] * type_->extent(); }
-  void* user_;
-  const DType* type_;
-  int n_;
-  bool dense_ = true;
-  void* data_ = nullptr;
-  std::vector<int> bc_, bd_, counts_;
-  std::vector<int64_t> displs_;
-  std::vector<std::byte> temp_;
-};
-
-int comm_size(MGEN_Comm h) {
-  int n = 0;
-  MGEN_Comm_size(h, &n);
-  return n;
-}
-int comm_rank(MGEN_Comm h) {
-  int r = 0;
-  MGEN_Comm_rank(h, &r);
-  return r;
-}
-
-// A reduction in MGEN terms: the type id and element count the MGEN layer reduces, and the
-// buffers (packed copies when the datatype is not dense).
-struct Reduction {
-  int type = 0;
-  int count = 0;
-  int op = 0;
-  bool ordered = false;  // a non-commutative user operation
-  Flat send, recv;
-};
-
-Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, bool recv_here) {
-  Reduction r;
-  check_count(count);
-  const DType& d = dtype(t);
-  if (const UserOp* u = user_op(op)) {
-    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
-    r.type = reduction_type(t);
-    r.count = count;
-    r.op = mgen_op(op);
-    r.ordered = !u->commute;
-  } else {
-    r.op = mgen_op(op);
-    if (d.base == 0) {
-      fail(MPI_ERR_OP, fmt::format("a reduction on {} (not built from one predefined type) needs a user-defined "
-                                   "operation",
-                                   d.name.empty() ? "a mixed datatype" : d.name));
-    }
-    r.type = d.base;
-    const uint64_t n = d.base_count * static_cast<uint64_t>(count);
-    if (n > INT32_MAX) fail(MPI_ERR_COUNT, "more than 2^31 elements");
-    r.count = static_cast<int>(n);
-  }
-  if (!d.dense() && (in_place(sendbuf))) fail(MPI_ERR_TYPE, "MPI_IN_PLACE with a non-contiguous datatype");
-  r.send = in_place(sendbuf) ? Flat::in(MPI_IN_PLACE, count, t) : Flat::in(sendbuf, count, t);
-  r.recv = recv_here ? Flat::out(recvbuf, count, t) : Flat::out(nullptr, 0, t);
-  return r;
-}
-
-// Runs `body` with order-preserving algorithms selected when the operation is not commutative.
-template <class F>
-void with_order(bool ordered, F&& body) {
-  if (!ordered) {
-    body();
-    return;
-  }
-  World& w = scope().world();
-  const CollectiveConfig saved = w.collectives();
-  CollectiveConfig c = saved;
-  c.reduce = "binomial";
-  c.allreduce = "binomial";
-  c.scan = "linear";
-  w.set_collectives(c);
-  try {
-    body();
-  } catch (...) {
-    mgen::runtime::forget_unwound_frames();
-    w.set_collectives(saved);
-    throw;
-  }
-  w.set_collectives(saved);
+// The job `build` makes, chosen among the order-preserving algorithms when `ordered`. The
+// override lasts only while the job is built (no rank switches then); held around the running
+// collective, it leaked: ranks interleave while they wait, each saved another's override as
+// "the configuration" and restored it, and later collectives chose different algorithms on
+// different ranks.
+template <class Build>
+api::CollJob ordered_job(bool ordered, Build&& build) {
+  api::CollJob job;
+  with_order(ordered, [&] { job = build(); });
+  return job;
 }
 
 // A reduction whose operation is not commutative, in rank order: every input to `root`, which
 // combines them as x0 op (x1 op (... op x_{p-1})) — what MPI defines, whatever the algorithm.
 void ordered_reduce(const Reduction& r, MGEN_Comm h, int root) {
   const int p = comm_size(h), me = comm_rank(h);
-  const uint64_t bytes = r.recv.bytes() ? r.recv.bytes() : r.send.bytes();
-  const void* mine = r.send.data() == MPI_IN_PLACE ? r.recv.data() : r.send.data();
+  const uint64_t bytes = r.ordered_bytes();
   std::vector<std::byte> all(me == root ? bytes * static_cast<uint64_t>(p) : 0);
-  MGEN_Gather(mine, byte_count(bytes), MGEN_BYTE, all.data(), byte_count(bytes), MGEN_BYTE, root, h);
-  if (me != root) return;
-  std::vector<std::byte> acc(all.end() - static_cast<ptrdiff_t>(bytes), all.end());
-  for (int i = p - 2; i >= 0; --i) {
-    const std::string problem = mgen::mpi::reduce_apply(r.op, r.type, all.data() + bytes * static_cast<uint64_t>(i),
-                                                        acc.data(), static_cast<uint64_t>(r.count));
-    if (!problem.empty()) fail(MPI_ERR_OP, problem);
-  }
-  std::memcpy(r.recv.data(), acc.data(), bytes);
+  MGEN_Gather(r.ordered_input(), byte_count(bytes), MGEN_BYTE, all.data(), byte_count(bytes), MGEN_BYTE, root, h);
+  if (me == root) combine_in_rank_order(r, all.data(), p);
 }
 
 }  // namespace
@@ -223,7 +98,10 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI
   return call("MPI_Scan", c, [&] {
     const MGEN_Comm h = comm(c);
     Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
-    with_order(r.ordered, [&] { MGEN_Scan(r.send.data(), r.recv.data(), r.count, r.type, r.op, h); });
+    api::run_collective("MGEN_Scan", static_cast<int>(kNone), h, [&](api::Scope& s, Comm& cm) {
+      return ordered_job(r.ordered,
+                         [&] { return api::scan_job(s, cm, r.send.data(), r.recv.data(), r.count, r.type, r.op); });
+    });
     r.recv.finish();
     return MPI_SUCCESS;
   });
@@ -234,7 +112,10 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, M
   return call("MPI_Exscan", c, [&] {
     const MGEN_Comm h = comm(c);
     Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
-    with_order(r.ordered, [&] { MGEN_Exscan(r.send.data(), r.recv.data(), r.count, r.type, r.op, h); });
+    api::run_collective("MGEN_Exscan", static_cast<int>(kNone), h, [&](api::Scope& s, Comm& cm) {
+      return ordered_job(r.ordered,
+                         [&] { return api::exscan_job(s, cm, r.send.data(), r.recv.data(), r.count, r.type, r.op); });
+    });
     if (comm_rank(h) > 0) r.recv.finish();
     return MPI_SUCCESS;
   });
@@ -454,3 +335,46 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 MGEN_MPI_ALIAS(Alltoall)
 
 }  // extern "C"
+
+namespace mgen::mpi::abi {
+
+Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, bool recv_here) {
+  Reduction r;
+  check_count(count);
+  const DType& d = dtype(t);
+  if (const UserOp* u = user_op(op)) {
+    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
+    r.type = reduction_type(t);
+    r.count = count;
+    r.op = mgen_op(op);
+    r.ordered = !u->commute;
+  } else {
+    r.op = mgen_op(op);
+    if (d.base == 0) {
+      fail(MPI_ERR_OP, fmt::format("a reduction on {} (not built from one predefined type) needs a user-defined "
+                                   "operation",
+                                   d.name.empty() ? "a mixed datatype" : d.name));
+    }
+    r.type = d.base;
+    const uint64_t n = d.base_count * static_cast<uint64_t>(count);
+    if (n > INT32_MAX) fail(MPI_ERR_COUNT, "more than 2^31 elements");
+    r.count = static_cast<int>(n);
+  }
+  if (!d.dense() && (in_place(sendbuf))) fail(MPI_ERR_TYPE, "MPI_IN_PLACE with a non-contiguous datatype");
+  r.send = in_place(sendbuf) ? Flat::in(MPI_IN_PLACE, count, t) : Flat::in(sendbuf, count, t);
+  r.recv = recv_here ? Flat::out(recvbuf, count, t) : Flat::out(nullptr, 0, t);
+  return r;
+}
+
+void combine_in_rank_order(const Reduction& r, const std::byte* all, int p) {
+  const uint64_t bytes = r.ordered_bytes();
+  std::vector<std::byte> acc(all + bytes * static_cast<uint64_t>(p - 1), all + bytes * static_cast<uint64_t>(p));
+  for (int i = p - 2; i >= 0; --i) {
+    const std::string problem = mgen::mpi::reduce_apply(r.op, r.type, all + bytes * static_cast<uint64_t>(i),
+                                                        acc.data(), static_cast<uint64_t>(r.count));
+    if (!problem.empty()) fail(MPI_ERR_OP, problem);
+  }
+  std::memcpy(r.recv.data(), acc.data(), bytes);
+}
+
+}  // namespace mgen::mpi::abi

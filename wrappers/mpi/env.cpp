@@ -129,12 +129,6 @@ int PMPI_Finalize(void) {
     if (!st.initialized) fail(MPI_ERR_OTHER, "MPI_Finalize without MPI_Init");
     if (st.finalized) fail(MPI_ERR_OTHER, "MPI_Finalize called twice");
     // MPI_Finalize is collective; MPICH synchronises the ranks (a barrier) before tearing down.
-    while (!st.active_nbc.empty()) {
-      MPI_Request any = MPI_REQUEST_NULL;
-      (void)any;
-      progress_nbc();
-      if (!st.active_nbc.empty()) sync_engine();
-    }
     MGEN_Barrier(MGEN_COMM_WORLD);
     st.finalized = true;
     MGEN_Finalize();

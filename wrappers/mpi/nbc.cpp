@@ -1,144 +1,281 @@
-// Non-blocking collectives (MPI-3): schedules of rounds, built here and advanced by the
-// progress calls in shim.cpp. The algorithms are the simple ones MPICH's schedules use for
-// small communicators: dissemination barrier, binomial broadcast, linear gathers, scatters
-// and exchanges, reductions at rank 0 in rank order (right for non-commutative operations).
-#include "mpi/nbc.hpp"
-
+// Non-blocking collectives (MPI-3): each runs the algorithm the blocking call would run, on a
+// helper context of the calling rank (World::start_helper) that starts at the caller's clock
+// and posts into the rank's own queues, while the program goes on; the request completes when
+// the helper finishes. Each binding here builds what its blocking twin in colls.cpp builds
+// (packed buffers, the order-preserving path for operations that do not commute) and takes
+// its MGEN jobs from the same builders MGEN_X runs (api/coll_jobs.hpp), so MPI_Ix + MPI_Wait
+// predicts exactly the time of MPI_X (tests/mpi/nbc_equivalence_test.cpp).
 #include <fmt/format.h>
 
-#include "core/datatype.hpp"
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "api/coll_jobs.hpp"
 #include "core/world.hpp"
+#include "mpi/coll_args.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
+using mgen::mpi::api::CollJob;
+using mgen::mpi::api::Scope;
 using XRequest = mgen::mpi::abi::Request;
-
-namespace mgen::mpi::abi {
-
-bool advance(Nbc& n) {
-  if (n.done) return true;
-  World& w = scope().world();
-  Rank& r = scope().rank();
-  for (;;) {
-    for (uint32_t q : n.inflight) {
-      if (!r.requests[q].complete) return false;
-    }
-    for (uint32_t q : n.inflight)
-      r.free_request_slot(q);
-    n.inflight.clear();
-    if (n.next > 0 && n.rounds[n.next - 1].after) {
-      auto after = std::move(n.rounds[n.next - 1].after);
-      n.rounds[n.next - 1].after = nullptr;
-      after();
-    }
-    if (n.next == n.rounds.size()) {
-      if (n.on_done) n.on_done();
-      n.done = true;
-      return true;
-    }
-    NbcRound& rd = n.rounds[n.next++];
-    for (const NbcStep& s : rd.steps) {
-      const uint32_t q =
-          s.send ? w.post_send(r, s.buf, s.bytes, n.comm.world(s.peer), n.tag, n.comm, n.context, true)
-                 : w.post_recv(r, s.buf, s.bytes, static_cast<int>(n.comm.world(s.peer)), n.tag, n.context, true);
-      n.inflight.push_back(q);
-    }
-  }
-}
-
-}  // namespace mgen::mpi::abi
 
 namespace {
 
-// A new schedule on communicator `c`, registered as an active request.
-Nbc& begin(MPI_Comm c, MPI_Request* req) {
-  const MGEN_Comm h = comm(c);
-  XRequest* q = nullptr;
-  *req = new_request(&q);
-  q->kind = XRequest::Kind::kNbc;
-  q->nbc = std::make_unique<Nbc>();
-  Nbc& n = *q->nbc;
-  n.comm = *scope().rank().comms[h];
-  n.context = n.comm.coll_context() ^ (uint64_t{1} << 62);
-  n.tag = static_cast<int>(state().nbc_seq[c]++ & 0x3fffffff);
-  return n;
+// What a non-blocking collective's helper works on, alive until the helper finishes.
+struct Pending {
+  // The communicator, copied (the user may free theirs meanwhile) onto a context of its own.
+  Comm comm;
+  std::deque<Flat> flats;  // deques: what a job points to never moves
+  std::deque<VBuf> vbufs;
+  std::deque<std::vector<std::byte>> temps;
+  std::optional<Reduction> red;
+  CollJob body;
+};
+
+// A non-blocking collective's own context: the collectives started after it on the same
+// communicator, blocking or not, never match its messages. MPI has every member start the
+// collectives of a communicator in the same order, so every member numbers them alike; tags
+// stay those of the algorithm (they do not affect timing).
+uint64_t nbc_context(uint64_t context, uint32_t seq) {
+  return (context ^ (uint64_t{0xb5} << 56)) + 2 * (uint64_t{seq} + 1);  // even, as contexts are
 }
 
-// Registers the schedule and posts its first round.
-int launch(MPI_Request req) {
-  RankState& st = state();
-  const uint32_t i = static_cast<uint32_t>(req) & 0x03ffffffu;
-  st.active_nbc.push_back(i);
-  progress_nbc();
+// Runs on the helper: an error stops the run (there is no call left to return it from).
+void run_pending(World& w, Exec& x, Pending& p) {
+  colls::Channel ch(w, x, p.comm);
+  std::string message;
+  try {
+    p.body(ch);
+    return;
+  } catch (const api::CallError& e) {
+    mgen::runtime::forget_unwound_frames();
+    message = e.message;
+  } catch (const MpiError& e) {
+    mgen::runtime::forget_unwound_frames();
+    message = e.message;
+  }
+  w.fail(fmt::format("rank {}: {}: {}", x.rank, x.call.name ? x.call.name : "a non-blocking collective", message));
+}
+
+// Starts the collective `build(scope, pending)` prepares on communicator `c`; *req completes
+// when it has finished.
+template <class Build>
+int start(MPI_Comm c, MPI_Request* req, Build&& build) {
+  if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
+  Scope& s = scope();
+  auto p = std::make_shared<Pending>();
+  p->comm = s.comm(comm(c));
+  p->comm.context = nbc_context(p->comm.context, state().nbc_seq[c]++);
+  p->body = build(s, *p);
+  World& w = s.world();
+  const uint32_t done = w.start_helper(w.current_exec(), [p, &w](Exec& x) { run_pending(w, x, *p); });
+  XRequest* q = nullptr;
+  *req = new_request(&q);
+  q->kind = XRequest::Kind::kP2P;
+  q->inner = static_cast<MGEN_Request>(done) + 1;
   return MPI_SUCCESS;
 }
 
-int rank_of(const Nbc& n) {
-  return n.comm.rank;
-}
-int size_of(const Nbc& n) {
-  return n.comm.size();
-}
+// The plans below mirror the blocking bindings of colls.cpp, step for step.
 
-// A reduction's element type and count in MGEN terms, and whether order matters.
-struct Red {
-  int type, op;
-  uint64_t count;
-  bool ordered;
-};
-
-Red red(int count, MPI_Datatype t, MPI_Op op) {
-  check_count(count);
-  const DType& d = dtype(t);
-  if (const UserOp* u = user_op(op)) {
-    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
-    return Red{reduction_type(t), mgen_op(op), static_cast<uint64_t>(count), !u->commute};
-  }
-  if (d.base == 0) fail(MPI_ERR_OP, "a reduction on a mixed datatype needs a user-defined operation");
-  return Red{d.base, mgen_op(op), d.base_count * static_cast<uint64_t>(count), false};
-}
-
-void apply(const Red& r, const void* in, void* inout) {
-  const std::string problem = reduce_apply(r.op, r.type, in, inout, r.count);
-  if (!problem.empty()) fail(MPI_ERR_OP, problem);
-}
-
-// Binomial broadcast of `bytes` at `buf` from `root`: the receive round, then the sends.
-void bcast_rounds(Nbc& n, std::byte* buf, uint64_t bytes, int root) {
-  const int p = size_of(n), me = rank_of(n);
-  const int v = (me - root + p) % p;
-  NbcRound& down = n.round();
-  if (v != 0) {
-    int high = 1;
-    while (high * 2 <= v)
-      high *= 2;
-    down.steps.push_back({false, buf, bytes, (v - high + root) % p});
-  }
-  NbcRound& out = n.round();
-  for (int m = 1; m < p; m <<= 1) {
-    if (v < m && v + m < p) out.steps.push_back({true, buf, bytes, (v + m + root) % p});
-  }
-}
-
-// Everyone's `bytes` to `root`, reduced there in rank order into `acc` (root only).
-void reduce_rounds(Nbc& n, const Red& r, std::byte* mine, std::byte* acc, uint64_t bytes, int root) {
-  const int p = size_of(n), me = rank_of(n);
-  NbcRound& in = n.round();
-  if (me != root) {
-    in.steps.push_back({true, mine, bytes, root});
-    return;
-  }
-  std::vector<std::byte*> parts(p);
-  for (int i = 0; i < p; ++i) {
-    parts[i] = i == me ? mine : n.temp(bytes);
-    if (i != me) in.steps.push_back({false, parts[i], bytes, i});
-  }
-  in.after = [r, parts, acc, bytes, p] {
-    // acc = x0 op (x1 op (... op x_{p-1})): the order MPI defines.
-    std::memcpy(acc, parts[p - 1], bytes);
-    for (int i = p - 2; i >= 0; --i)
-      apply(r, parts[i], acc);
+// Every input to `root`, combined there in rank order (colls.cpp: ordered_reduce).
+CollJob ordered_reduce_plan(Scope& s, Pending& p, const Reduction& r, int root) {
+  const int n = p.comm.size(), me = p.comm.rank;
+  const uint64_t bytes = r.ordered_bytes();
+  std::vector<std::byte>& all = p.temps.emplace_back(me == root ? bytes * static_cast<uint64_t>(n) : 0);
+  CollJob gather = api::gather_job(s, p.comm, r.ordered_input(), byte_count(bytes), MGEN_BYTE, all.data(),
+                                   byte_count(bytes), MGEN_BYTE, root);
+  return [gather, &r, &all, n, at_root = me == root](colls::Channel& ch) {
+    gather(ch);
+    if (at_root) combine_in_rank_order(r, all.data(), n);
   };
+}
+
+CollJob bcast_plan(Scope& s, Pending& p, void* buf, int count, MPI_Datatype t, int root) {
+  const bool at_root = p.comm.rank == root;
+  Flat& f = p.flats.emplace_back(at_root ? Flat::in(buf, count, t) : Flat::out(buf, count, t));
+  CollJob job = api::bcast_job(s, p.comm, f.data(), byte_count(f.bytes()), MGEN_BYTE, root);
+  return [job, &f, at_root](colls::Channel& ch) {
+    job(ch);
+    if (!at_root) f.finish();
+  };
+}
+
+CollJob reduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
+                    int root) {
+  const bool at_root = p.comm.rank == root;
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
+  CollJob job = r.ordered ? ordered_reduce_plan(s, p, r, root)
+                          : api::reduce_job(s, p.comm, r.send.data(), at_root ? r.recv.data() : nullptr, r.count,
+                                            r.type, r.op, root);
+  return [job, &r, at_root](colls::Channel& ch) {
+    job(ch);
+    if (at_root) r.recv.finish();
+  };
+}
+
+CollJob allreduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op) {
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
+  CollJob job;
+  if (r.ordered) {
+    CollJob reduce = ordered_reduce_plan(s, p, r, 0);
+    CollJob bcast = api::bcast_job(s, p.comm, r.recv.data(), byte_count(r.recv.bytes()), MGEN_BYTE, 0);
+    job = [reduce, bcast](colls::Channel& ch) {
+      reduce(ch);
+      bcast(ch);
+    };
+  } else {
+    job = api::allreduce_job(s, p.comm, r.send.data(), r.recv.data(), r.count, r.type, r.op);
+  }
+  return [job, &r](colls::Channel& ch) {
+    job(ch);
+    r.recv.finish();
+  };
+}
+
+CollJob scan_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
+                  bool exclusive) {
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
+  // Selection only: with_order must not be held across a blocking call (colls.cpp).
+  CollJob job;
+  with_order(r.ordered, [&] {
+    job = exclusive ? api::exscan_job(s, p.comm, r.send.data(), r.recv.data(), r.count, r.type, r.op)
+                    : api::scan_job(s, p.comm, r.send.data(), r.recv.data(), r.count, r.type, r.op);
+  });
+  const bool unpack = !exclusive || p.comm.rank > 0;  // exscan leaves rank 0's buffer alone
+  return [job, &r, unpack](colls::Channel& ch) {
+    job(ch);
+    if (unpack) r.recv.finish();
+  };
+}
+
+CollJob gatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root) {
+  const bool at_root = p.comm.rank == root;
+  const bool ip = in_place(sendbuf);
+  if (ip && !at_root) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+  Flat& f = p.flats.emplace_back(ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype));
+  if (!at_root) {
+    return api::gatherv_job(s, p.comm, f.data(), byte_count(f.bytes()), MGEN_BYTE, nullptr, nullptr, nullptr, MGEN_BYTE,
+                            root);
+  }
+  VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, displs, p.comm.size(), recvtype, ip);
+  CollJob job = api::gatherv_job(s, p.comm, ip ? MGEN_IN_PLACE : f.data(), byte_count(f.bytes()), MGEN_BYTE, r.data(),
+                                 r.counts(), r.displs(), MGEN_BYTE, root);
+  return [job, &r](colls::Channel& ch) {
+    job(ch);
+    r.finish();
+  };
+}
+
+CollJob scatterv_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+  const bool at_root = p.comm.rank == root;
+  const bool ip = in_place(recvbuf);
+  if (ip && !at_root) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+  Flat& f = p.flats.emplace_back(ip ? Flat::out(MPI_IN_PLACE, 0, sendtype) : Flat::out(recvbuf, recvcount, recvtype));
+  CollJob job;
+  if (at_root) {
+    VBuf& v = p.vbufs.emplace_back(const_cast<void*>(sendbuf), sendcounts, displs, p.comm.size(), sendtype, true);
+    job = api::scatterv_job(s, p.comm, v.data(), v.counts(), v.displs(), MGEN_BYTE, ip ? MGEN_IN_PLACE : f.data(),
+                            byte_count(f.bytes()), MGEN_BYTE, root);
+  } else {
+    job = api::scatterv_job(s, p.comm, nullptr, nullptr, nullptr, MGEN_BYTE, f.data(), byte_count(f.bytes()), MGEN_BYTE,
+                            root);
+  }
+  return [job, &f, ip](colls::Channel& ch) {
+    job(ch);
+    if (!ip) f.finish();
+  };
+}
+
+CollJob allgatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype) {
+  const bool ip = in_place(sendbuf);
+  Flat& f = p.flats.emplace_back(ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype));
+  VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, displs, p.comm.size(), recvtype, ip);
+  CollJob job = api::allgatherv_job(s, p.comm, ip ? MGEN_IN_PLACE : f.data(), byte_count(f.bytes()), MGEN_BYTE,
+                                    r.data(), r.counts(), r.displs(), MGEN_BYTE);
+  return [job, &r](colls::Channel& ch) {
+    job(ch);
+    r.finish();
+  };
+}
+
+CollJob alltoallv_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                       MPI_Datatype recvtype) {
+  const int n = p.comm.size();
+  CollJob job;
+  VBuf* out = nullptr;
+  if (in_place(sendbuf)) {
+    // In place: the data to send is what recvbuf holds now.
+    VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, rdispls, n, recvtype, true);
+    const int* rc = r.counts();
+    const int* rd = r.displs();
+    uint64_t end = 0;
+    for (int i = 0; i < n; ++i)
+      end = std::max<uint64_t>(end, static_cast<uint64_t>(rd[i]) + static_cast<uint64_t>(rc[i]));
+    std::vector<std::byte>& copy =
+        p.temps.emplace_back(static_cast<std::byte*>(r.data()), static_cast<std::byte*>(r.data()) + end);
+    job = api::alltoallv_job(s, p.comm, copy.data(), rc, rd, MGEN_BYTE, r.data(), rc, rd, MGEN_BYTE);
+    out = &r;
+  } else {
+    VBuf& v = p.vbufs.emplace_back(const_cast<void*>(sendbuf), sendcounts, sdispls, n, sendtype, true);
+    VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, rdispls, n, recvtype, false);
+    job = api::alltoallv_job(s, p.comm, v.data(), v.counts(), v.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(),
+                             MGEN_BYTE);
+    out = &r;
+  }
+  return [job, out](colls::Channel& ch) {
+    job(ch);
+    out->finish();
+  };
+}
+
+CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                            MPI_Datatype t, MPI_Op op) {
+  const int n = p.comm.size(), me = p.comm.rank;
+  int total = 0;
+  for (int i = 0; i < n; ++i) {
+    check_count(recvcounts[i]);
+    total += recvcounts[i];
+  }
+  const DType& d = dtype(t);
+  const UserOp* u = user_op(op);
+  if ((u != nullptr && !u->commute) || !d.dense()) {
+    // Order-preserving or non-contiguous: a reduce to rank 0 then a scatterv.
+    std::vector<std::byte>& all = p.temps.emplace_back(d.extent() * static_cast<uint64_t>(total) + 1);
+    std::vector<int> displs(n, 0);
+    for (int i = 1; i < n; ++i)
+      displs[i] = displs[i - 1] + recvcounts[i - 1];
+    const void* src = in_place(sendbuf) ? recvbuf : sendbuf;
+    CollJob reduce = reduce_plan(s, p, src, me == 0 ? all.data() : nullptr, total, t, op, 0);
+    CollJob scatter = scatterv_plan(s, p, all.data(), recvcounts, displs.data(), t, recvbuf, recvcounts[me], t, 0);
+    return [reduce, scatter](colls::Channel& ch) {
+      reduce(ch);
+      scatter(ch);
+    };
+  }
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, total, t, op, true));
+  std::vector<int> counts(n);
+  const uint64_t per = u != nullptr ? 1 : d.base_count;
+  for (int i = 0; i < n; ++i)
+    counts[i] = static_cast<int>(static_cast<uint64_t>(recvcounts[i]) * per);
+  return api::reduce_scatter_job(s, p.comm, r.send.data(), recvbuf, counts.data(), r.type, r.op);
+}
+
+std::vector<int> repeated(int n, int value) {
+  return std::vector<int>(static_cast<size_t>(n), value);
+}
+std::vector<int> strided(int n, int stride) {
+  std::vector<int> d(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    d[i] = i * stride;
+  return d;
 }
 
 }  // namespace
@@ -146,29 +283,14 @@ void reduce_rounds(Nbc& n, const Red& r, std::byte* mine, std::byte* acc, uint64
 extern "C" {
 
 int PMPI_Ibarrier(MPI_Comm c, MPI_Request* req) {
-  return call("MPI_Ibarrier", c, [&] {
-    Nbc& n = begin(c, req);
-    const int p = size_of(n), me = rank_of(n);
-    for (int k = 1; k < p; k <<= 1) {
-      NbcRound& rd = n.round();
-      rd.steps.push_back({false, nullptr, 0, (me - k + p) % p});
-      rd.steps.push_back({true, nullptr, 0, (me + k) % p});
-    }
-    return launch(*req);
-  });
+  return call("MPI_Ibarrier", c,
+              [&] { return start(c, req, [&](Scope& s, Pending& p) { return api::barrier_job(s, p.comm); }); });
 }
 MGEN_MPI_ALIAS(Ibarrier)
 
 int PMPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ibcast", c, [&] {
-    Nbc& n = begin(c, req);
-    if (root < 0 || root >= size_of(n)) fail(MPI_ERR_ROOT, fmt::format("invalid root {}", root));
-    const bool at_root = rank_of(n) == root;
-    n.flats.push_back(at_root ? Flat::in(buf, count, t) : Flat::out(buf, count, t));
-    Flat& f = n.flats.back();
-    bcast_rounds(n, static_cast<std::byte*>(f.data()), f.bytes(), root);
-    if (!at_root) n.on_done = [&f] { f.finish(); };
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) { return bcast_plan(s, p, buf, count, t, root); });
   });
 }
 MGEN_MPI_ALIAS(Ibcast)
@@ -176,25 +298,7 @@ MGEN_MPI_ALIAS(Ibcast)
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                  MPI_Request* req) {
   return call("MPI_Ireduce", c, [&] {
-    Nbc& n = begin(c, req);
-    if (root < 0 || root >= size_of(n)) fail(MPI_ERR_ROOT, fmt::format("invalid root {}", root));
-    const Red r = red(count, t, op);
-    const bool at_root = rank_of(n) == root;
-    const void* src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    n.flats.reserve(2);
-    n.flats.push_back(Flat::in(src, count, t));
-    const uint64_t bytes = n.flats.back().bytes();
-    std::byte* mine = n.temp(bytes);
-    std::memcpy(mine, n.flats.back().data(), bytes);
-    std::byte* acc = nullptr;
-    if (at_root) {
-      n.flats.push_back(Flat::out(recvbuf, count, t));
-      acc = static_cast<std::byte*>(n.flats.back().data());
-      Flat* out = &n.flats.back();
-      n.on_done = [out] { out->finish(); };
-    }
-    reduce_rounds(n, r, mine, acc, bytes, root);
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) { return reduce_plan(s, p, sendbuf, recvbuf, count, t, op, root); });
   });
 }
 MGEN_MPI_ALIAS(Ireduce)
@@ -202,57 +306,52 @@ MGEN_MPI_ALIAS(Ireduce)
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                     MPI_Request* req) {
   return call("MPI_Iallreduce", c, [&] {
-    Nbc& n = begin(c, req);
-    const Red r = red(count, t, op);
-    const void* src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    n.flats.reserve(2);
-    n.flats.push_back(Flat::in(src, count, t));
-    const uint64_t bytes = n.flats.back().bytes();
-    std::byte* mine = n.temp(bytes);
-    std::memcpy(mine, n.flats.back().data(), bytes);
-    n.flats.push_back(Flat::out(recvbuf, count, t));
-    Flat* out = &n.flats.back();
-    std::byte* acc = static_cast<std::byte*>(out->data());
-    reduce_rounds(n, r, mine, acc, bytes, 0);
-    bcast_rounds(n, acc, bytes, 0);
-    n.on_done = [out] { out->finish(); };
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) { return allreduce_plan(s, p, sendbuf, recvbuf, count, t, op); });
   });
 }
 MGEN_MPI_ALIAS(Iallreduce)
 
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* req) {
+  return call("MPI_Iscan", c, [&] {
+    return start(c, req, [&](Scope& s, Pending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, false); });
+  });
+}
+MGEN_MPI_ALIAS(Iscan)
+
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                 MPI_Request* req) {
+  return call("MPI_Iexscan", c, [&] {
+    return start(c, req, [&](Scope& s, Pending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, true); });
+  });
+}
+MGEN_MPI_ALIAS(Iexscan)
+
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype t, MPI_Op op,
+                         MPI_Comm c, MPI_Request* req) {
+  return call("MPI_Ireduce_scatter", c, [&] {
+    return start(c, req,
+                 [&](Scope& s, Pending& p) { return reduce_scatter_plan(s, p, sendbuf, recvbuf, recvcounts, t, op); });
+  });
+}
+MGEN_MPI_ALIAS(Ireduce_scatter)
+
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                               MPI_Request* req) {
+  return call("MPI_Ireduce_scatter_block", c, [&] {
+    return start(c, req, [&](Scope& s, Pending& p) {
+      const std::vector<int> counts = repeated(p.comm.size(), recvcount);
+      return reduce_scatter_plan(s, p, sendbuf, recvbuf, counts.data(), t, op);
+    });
+  });
+}
+MGEN_MPI_ALIAS(Ireduce_scatter_block)
+
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igatherv", c, [&] {
-    Nbc& n = begin(c, req);
-    const int p = size_of(n), me = rank_of(n);
-    if (root < 0 || root >= p) fail(MPI_ERR_ROOT, fmt::format("invalid root {}", root));
-    NbcRound& rd = n.round();
-    if (me != root) {
-      n.flats.push_back(Flat::in(sendbuf, sendcount, sendtype));
-      rd.steps.push_back({true, n.flats.back().data(), n.flats.back().bytes(), root});
-      return launch(*req);
-    }
-    const DType& rt = dtype(recvtype);
-    n.flats.reserve(static_cast<size_t>(p) + 1);
-    for (int i = 0; i < p; ++i) {
-      void* at = static_cast<std::byte*>(recvbuf) + static_cast<int64_t>(displs[i]) * rt.extent();
-      if (i == me) {
-        if (sendbuf != MPI_IN_PLACE) {
-          Flat s = Flat::in(sendbuf, sendcount, sendtype);
-          std::vector<std::byte> copy(static_cast<std::byte*>(s.data()), static_cast<std::byte*>(s.data()) + s.bytes());
-          unpack(copy.data(), copy.size(), at, recvcounts[i], rt);
-        }
-        continue;
-      }
-      n.flats.push_back(Flat::out(at, recvcounts[i], recvtype));
-      rd.steps.push_back({false, n.flats.back().data(), n.flats.back().bytes(), i});
-    }
-    n.on_done = [&n] {
-      for (Flat& f : n.flats)
-        f.finish();
-    };
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return gatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+    });
   });
 }
 MGEN_MPI_ALIAS(Igatherv)
@@ -260,12 +359,14 @@ MGEN_MPI_ALIAS(Igatherv)
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igather", c, [&] {
-    int p = 0;
-    PMPI_Comm_size(c, &p);
-    std::vector<int> counts(p, recvcount), displs(p);
-    for (int i = 0; i < p; ++i)
-      displs[i] = i * recvcount;
-    return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, root, c, req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      if (p.comm.rank != root) {
+        return gatherv_plan(s, p, sendbuf, sendcount, sendtype, nullptr, nullptr, nullptr, recvtype, root);
+      }
+      const int n = p.comm.size();
+      const std::vector<int> counts = repeated(n, recvcount), displs = strided(n, recvcount);
+      return gatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, root);
+    });
   });
 }
 MGEN_MPI_ALIAS(Igather)
@@ -273,33 +374,9 @@ MGEN_MPI_ALIAS(Igather)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatterv", c, [&] {
-    Nbc& n = begin(c, req);
-    const int p = size_of(n), me = rank_of(n);
-    if (root < 0 || root >= p) fail(MPI_ERR_ROOT, fmt::format("invalid root {}", root));
-    NbcRound& rd = n.round();
-    if (me != root) {
-      n.flats.push_back(Flat::out(recvbuf, recvcount, recvtype));
-      rd.steps.push_back({false, n.flats.back().data(), n.flats.back().bytes(), root});
-      n.on_done = [&n] { n.flats.back().finish(); };
-      return launch(*req);
-    }
-    const DType& st = dtype(sendtype);
-    n.flats.reserve(static_cast<size_t>(p));
-    for (int i = 0; i < p; ++i) {
-      const void* at = static_cast<const std::byte*>(sendbuf) + static_cast<int64_t>(displs[i]) * st.extent();
-      if (i == me) {
-        if (recvbuf != MPI_IN_PLACE) {
-          Flat s = Flat::in(at, sendcounts[i], sendtype);
-          Flat r = Flat::out(recvbuf, recvcount, recvtype);
-          std::memcpy(r.data(), s.data(), std::min(s.bytes(), r.bytes()));
-          r.finish();
-        }
-        continue;
-      }
-      n.flats.push_back(Flat::in(at, sendcounts[i], sendtype));
-      rd.steps.push_back({true, n.flats.back().data(), n.flats.back().bytes(), i});
-    }
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return scatterv_plan(s, p, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+    });
   });
 }
 MGEN_MPI_ALIAS(Iscatterv)
@@ -307,91 +384,24 @@ MGEN_MPI_ALIAS(Iscatterv)
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatter", c, [&] {
-    int p = 0;
-    PMPI_Comm_size(c, &p);
-    std::vector<int> counts(p, sendcount), displs(p);
-    for (int i = 0; i < p; ++i)
-      displs[i] = i * sendcount;
-    return PMPI_Iscatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, c, req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      if (p.comm.rank != root) {
+        return scatterv_plan(s, p, nullptr, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root);
+      }
+      const int n = p.comm.size();
+      const std::vector<int> counts = repeated(n, sendcount), displs = strided(n, sendcount);
+      return scatterv_plan(s, p, sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root);
+    });
   });
 }
 MGEN_MPI_ALIAS(Iscatter)
 
-int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c,
-                    MPI_Request* req) {
-  return call("MPI_Ialltoallv", c, [&] {
-    if (sendbuf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE in MPI_Ialltoall(v) is not supported");
-    Nbc& n = begin(c, req);
-    const int p = size_of(n);
-    const DType& st = dtype(sendtype);
-    const DType& rt = dtype(recvtype);
-    NbcRound& rd = n.round();
-    n.flats.reserve(2 * static_cast<size_t>(p));
-    for (int i = 0; i < p; ++i) {
-      n.flats.push_back(Flat::out(static_cast<std::byte*>(recvbuf) + static_cast<int64_t>(rdispls[i]) * rt.extent(),
-                                  recvcounts[i], recvtype));
-      rd.steps.push_back({false, n.flats.back().data(), n.flats.back().bytes(), i});
-    }
-    for (int i = 0; i < p; ++i) {
-      n.flats.push_back(
-          Flat::in(static_cast<const std::byte*>(sendbuf) + static_cast<int64_t>(sdispls[i]) * st.extent(),
-                   sendcounts[i], sendtype));
-      rd.steps.push_back({true, n.flats.back().data(), n.flats.back().bytes(), i});
-    }
-    n.on_done = [&n, p] {
-      for (int i = 0; i < p; ++i)
-        n.flats[i].finish();
-    };
-    return launch(*req);
-  });
-}
-MGEN_MPI_ALIAS(Ialltoallv)
-
-int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
-  return call("MPI_Ialltoall", c, [&] {
-    int p = 0;
-    PMPI_Comm_size(c, &p);
-    std::vector<int> sc(p, sendcount), sd(p), rc(p, recvcount), rd(p);
-    for (int i = 0; i < p; ++i) {
-      sd[i] = i * sendcount;
-      rd[i] = i * recvcount;
-    }
-    return PMPI_Ialltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype, c, req);
-  });
-}
-MGEN_MPI_ALIAS(Ialltoall)
-
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgatherv", c, [&] {
-    Nbc& n = begin(c, req);
-    const int p = size_of(n), me = rank_of(n);
-    const DType& rt = dtype(recvtype);
-    void* mine_at = static_cast<std::byte*>(recvbuf) + static_cast<int64_t>(displs[me]) * rt.extent();
-    const void* src = sendbuf == MPI_IN_PLACE ? mine_at : sendbuf;
-    const int scount = sendbuf == MPI_IN_PLACE ? recvcounts[me] : sendcount;
-    const MPI_Datatype stype = sendbuf == MPI_IN_PLACE ? recvtype : sendtype;
-    n.flats.reserve(static_cast<size_t>(p) + 1);
-    n.flats.push_back(Flat::in(src, scount, stype));
-    std::byte* mine = n.temp(n.flats.back().bytes());
-    std::memcpy(mine, n.flats.back().data(), n.flats.back().bytes());
-    const uint64_t mine_bytes = n.flats.back().bytes();
-    if (sendbuf != MPI_IN_PLACE) unpack(mine, mine_bytes, mine_at, recvcounts[me], rt);
-    NbcRound& rd = n.round();
-    for (int i = 0; i < p; ++i) {
-      if (i == me) continue;
-      n.flats.push_back(Flat::out(static_cast<std::byte*>(recvbuf) + static_cast<int64_t>(displs[i]) * rt.extent(),
-                                  recvcounts[i], recvtype));
-      rd.steps.push_back({false, n.flats.back().data(), n.flats.back().bytes(), i});
-      rd.steps.push_back({true, mine, mine_bytes, i});
-    }
-    n.on_done = [&n] {
-      for (size_t i = 1; i < n.flats.size(); ++i)
-        n.flats[i].finish();
-    };
-    return launch(*req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return allgatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    });
   });
 }
 MGEN_MPI_ALIAS(Iallgatherv)
@@ -399,94 +409,55 @@ MGEN_MPI_ALIAS(Iallgatherv)
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgather", c, [&] {
-    int p = 0;
-    PMPI_Comm_size(c, &p);
-    std::vector<int> counts(p, recvcount), displs(p);
-    for (int i = 0; i < p; ++i)
-      displs[i] = i * recvcount;
-    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, c, req);
+    return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
+      const DType& rt = dtype(recvtype);
+      if (rt.dense()) {
+        // The regular form, as MPI_Allgather takes it.
+        const bool ip = in_place(sendbuf);
+        Flat& f =
+            p.flats.emplace_back(ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype));
+        check_count(recvcount);
+        return api::allgather_job(s, p.comm, ip ? MGEN_IN_PLACE : f.data(), byte_count(f.bytes()), MGEN_BYTE, recvbuf,
+                                  byte_count(rt.size * static_cast<uint64_t>(recvcount)), MGEN_BYTE);
+      }
+      const int n = p.comm.size();
+      const std::vector<int> counts = repeated(n, recvcount), displs = strided(n, recvcount);
+      return allgatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype);
+    });
   });
 }
 MGEN_MPI_ALIAS(Iallgather)
 
-int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype t, MPI_Op op, MPI_Comm c,
-                               MPI_Request* req) {
-  return call("MPI_Ireduce_scatter_block", c, [&] {
-    Nbc& n = begin(c, req);
-    const int p = size_of(n), me = rank_of(n);
-    const Red whole = red(recvcount * p, t, op);
-    const void* src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    n.flats.reserve(2);
-    n.flats.push_back(Flat::in(src, recvcount * p, t));
-    const uint64_t bytes = n.flats.back().bytes(), block = bytes / static_cast<uint64_t>(p);
-    std::byte* mine = n.temp(bytes);
-    std::memcpy(mine, n.flats.back().data(), bytes);
-    std::byte* acc = me == 0 ? n.temp(bytes) : nullptr;
-    reduce_rounds(n, whole, mine, acc, bytes, 0);
-    n.flats.push_back(Flat::out(recvbuf, recvcount, t));
-    Flat* out = &n.flats.back();
-    NbcRound& rd = n.round();
-    if (me == 0) {
-      for (int i = 1; i < p; ++i)
-        rd.steps.push_back({true, acc + block * static_cast<uint64_t>(i), block, i});
-      rd.after = [out, acc, block] { std::memcpy(out->data(), acc, block); };
-    } else {
-      rd.steps.push_back({false, out->data(), block, 0});
-    }
-    n.on_done = [out] { out->finish(); };
-    return launch(*req);
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c,
+                    MPI_Request* req) {
+  return call("MPI_Ialltoallv", c, [&] {
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return alltoallv_plan(s, p, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+    });
   });
 }
-MGEN_MPI_ALIAS(Ireduce_scatter_block)
+MGEN_MPI_ALIAS(Ialltoallv)
 
-namespace {
-
-// Inclusive (or exclusive) scan along the rank chain.
-int scan_schedule(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
-                  MPI_Request* req, bool exclusive) {
-  Nbc& n = begin(c, req);
-  const int p = size_of(n), me = rank_of(n);
-  const Red r = red(count, t, op);
-  const void* src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  n.flats.reserve(2);
-  n.flats.push_back(Flat::in(src, count, t));
-  const uint64_t bytes = n.flats.back().bytes();
-  std::byte* mine = n.temp(bytes);
-  std::memcpy(mine, n.flats.back().data(), bytes);
-  std::byte* prefix = n.temp(bytes);  // op over ranks 0..me-1
-  std::byte* upto = n.temp(bytes);    // op over ranks 0..me
-  n.flats.push_back(Flat::out(recvbuf, count, t));
-  Flat* out = &n.flats.back();
-  NbcRound& in = n.round();
-  if (me > 0) in.steps.push_back({false, prefix, bytes, me - 1});
-  in.after = [r, me, mine, prefix, upto, bytes, out, exclusive] {
-    std::memcpy(upto, mine, bytes);
-    if (me > 0) apply(r, prefix, upto);  // prefix op mine
-    if (!exclusive) {
-      std::memcpy(out->data(), upto, bytes);
-    } else if (me > 0) {
-      std::memcpy(out->data(), prefix, bytes);
-    }
-  };
-  NbcRound& fwd = n.round();
-  if (me + 1 < p) fwd.steps.push_back({true, upto, bytes, me + 1});
-  n.on_done = [out, exclusive, me] {
-    if (!exclusive || me > 0) out->finish();
-  };
-  return launch(*req);
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
+  return call("MPI_Ialltoall", c, [&] {
+    return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
+      const DType& rt = dtype(recvtype);
+      if (!in_place(sendbuf) && rt.dense() && dtype(sendtype).dense()) {
+        check_count(sendcount);
+        check_count(recvcount);
+        return api::alltoall_job(s, p.comm, sendbuf,
+                                 byte_count(dtype(sendtype).size * static_cast<uint64_t>(sendcount)), MGEN_BYTE,
+                                 recvbuf, byte_count(rt.size * static_cast<uint64_t>(recvcount)), MGEN_BYTE);
+      }
+      const int n = p.comm.size();
+      const std::vector<int> sc = repeated(n, sendcount), sd = strided(n, sendcount);
+      const std::vector<int> rc = repeated(n, recvcount), rd = strided(n, recvcount);
+      return alltoallv_plan(s, p, sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype);
+    });
+  });
 }
-
-}  // namespace
-
-int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* req) {
-  return call("MPI_Iscan", c, [&] { return scan_schedule(sendbuf, recvbuf, count, t, op, c, req, false); });
-}
-MGEN_MPI_ALIAS(Iscan)
-
-int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
-                 MPI_Request* req) {
-  return call("MPI_Iexscan", c, [&] { return scan_schedule(sendbuf, recvbuf, count, t, op, c, req, true); });
-}
-MGEN_MPI_ALIAS(Iexscan)
+MGEN_MPI_ALIAS(Ialltoall)
 
 }  // extern "C"

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "mpi/nbc.hpp"
+#include "core/world.hpp"
+#include "mpi/shim.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -124,27 +125,14 @@ MPI_Status* status_at(MPI_Status statuses[], int i) {
 // Completes all of `reqs`; returns how many failed (their statuses say how).
 int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   if (n < 0) fail(MPI_ERR_COUNT, fmt::format("negative request count {}", n));
-  RankState& st = state();
-  bool simple = st.active_nbc.empty();
-  for (int i = 0; i < n && simple; ++i) {
-    if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kNbc) simple = false;
-  }
-  if (simple) {
-    // One block for the whole set (the receive overheads are charged as messages arrive).
-    std::vector<uint32_t> qs(static_cast<size_t>(n), kNone);
-    for (int i = 0; i < n; ++i) {
-      if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kP2P) {
-        qs[i] = static_cast<uint32_t>(request(reqs[i]).inner - 1);
-      }
-    }
-    scope().world().wait_all(scope().rank(), qs.data(), static_cast<uint32_t>(n));
-  } else {
-    for (int i = 0; i < n; ++i) {
-      if (!is_active(reqs[i])) continue;
-      while (!is_complete(reqs[i]))
-        wait_some_ready(1, &reqs[i]);
+  // One block for the whole set (the receive overheads are charged as messages arrive).
+  std::vector<uint32_t> qs(static_cast<size_t>(n), kNone);
+  for (int i = 0; i < n; ++i) {
+    if (is_active(reqs[i]) && request(reqs[i]).kind == XRequest::Kind::kP2P) {
+      qs[i] = static_cast<uint32_t>(request(reqs[i]).inner - 1);
     }
   }
+  scope().world().wait_all(scope().rank(), qs.data(), static_cast<uint32_t>(n));
   int failed = 0;
   for (int i = 0; i < n; ++i) {
     if (is_active(reqs[i])) {
@@ -373,7 +361,6 @@ namespace {
 
 // Sees which of the requests are complete now, polling the engine once if none is.
 int ready_now(int n, MPI_Request reqs[], bool need_all) {
-  progress_nbc();
   auto count = [&] {
     int active = 0, done = 0;
     for (int i = 0; i < n; ++i) {
@@ -396,7 +383,6 @@ int ready_now(int n, MPI_Request reqs[], bool need_all) {
       }
       break;
     }
-    progress_nbc();
     std::tie(active, done) = count();
   }
   return active == 0 ? -1 : done;
@@ -459,11 +445,9 @@ MGEN_MPI_ALIAS(Testsome)
 
 int PMPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* status) {
   return call("MPI_Request_get_status", MPI_COMM_WORLD, [&] {
-    progress_nbc();
     *flag = is_complete(r) ? 1 : 0;
     if (!*flag) {
       sync_engine();
-      progress_nbc();
       *flag = is_complete(r) ? 1 : 0;
     }
     if (*flag) {
@@ -481,9 +465,6 @@ MGEN_MPI_ALIAS(Request_get_status)
 int PMPI_Request_free(MPI_Request* r) {
   return call("MPI_Request_free", MPI_COMM_WORLD, [&] {
     XRequest& q = request(*r);
-    if (q.kind == XRequest::Kind::kNbc && !q.nbc->done) {
-      fail(MPI_ERR_REQUEST, "freeing an unfinished non-blocking collective is not supported");
-    }
     if (q.kind == XRequest::Kind::kP2P && q.active) {
       state().detached.emplace_back(q.inner, std::move(q.temp));
       q.inner = MGEN_REQUEST_NULL;
@@ -517,16 +498,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm c, MPI_Status* status) {
   return call("MPI_Probe", c, [&] {
     MGEN_Status ms{};
     const MGEN_Comm h = comm(c);
-    if (state().active_nbc.empty()) {
-      MGEN_Probe(peer(source), tag, h, &ms);
-    } else {
-      int flag = 0;
-      for (;;) {
-        progress_nbc();
-        MGEN_Iprobe(peer(source), tag, h, &flag, &ms);
-        if (flag) break;
-      }
-    }
+    MGEN_Probe(peer(source), tag, h, &ms);
     set_status(status, ms);
     return MPI_SUCCESS;
   });
@@ -535,7 +507,6 @@ MGEN_MPI_ALIAS(Probe)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm c, int* flag, MPI_Status* status) {
   return call("MPI_Iprobe", c, [&] {
-    progress_nbc();
     MGEN_Status ms{};
     MGEN_Iprobe(peer(source), tag, comm(c), flag, &ms);
     if (*flag) set_status(status, ms);

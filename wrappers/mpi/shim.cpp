@@ -13,7 +13,6 @@
 
 #include "core/datatype.hpp"
 #include "mgen/mpi/run.hpp"
-#include "mpi/nbc.hpp"
 
 namespace mgen::mpi::abi {
 namespace {
@@ -23,12 +22,6 @@ constexpr uint32_t kCommKind = 0x84000000u;
 constexpr uint32_t kGroupKind = 0x88000000u;
 constexpr uint32_t kTypeKind = 0xcc000000u;
 constexpr uint32_t kRequestKind = 0xac000000u;
-
-// An MPI error raised by the MPI layer itself (MGEN errors arrive as api::CallError).
-struct MpiError {
-  int mpi_class;
-  std::string message;
-};
 
 // The MPI layer's state of one run, per rank: kept by the World (World::extension), so two
 // simulations in one process (or one after another) never share a handle.
@@ -645,18 +638,6 @@ int finish(MPI_Request* rp, MPI_Status* status) {
   return error;
 }
 
-// World request indices the rank may block on: those of its unfinished collectives.
-void nbc_inflight(std::vector<uint32_t>& out) {
-  RankState& st = state();
-  for (uint32_t i : st.active_nbc) {
-    const Nbc& n = *st.requests[i].nbc;
-    const Rank& r = scope().rank();
-    for (uint32_t q : n.inflight) {
-      if (!r.requests[q].complete) out.push_back(q);  // waiting on a complete one would spin
-    }
-  }
-}
-
 // Blocks until one of `qs` (world request indices) completes.
 void block_any(std::vector<uint32_t>& qs) {
   if (qs.empty()) fail(MPI_ERR_INTERN, "waiting on nothing");
@@ -677,28 +658,13 @@ bool is_complete(MPI_Request r) {
   switch (q.kind) {
     case Request::Kind::kP2P:
       return world_complete(q.inner);
-    case Request::Kind::kNbc:
-      return q.nbc->done;
     default:
       return true;
   }
 }
 
-void progress_nbc() {
-  RankState& st = state();
-  for (size_t k = 0; k < st.active_nbc.size();) {
-    Request& q = st.requests[st.active_nbc[k]];
-    if (advance(*q.nbc)) {
-      st.active_nbc.erase(st.active_nbc.begin() + static_cast<ptrdiff_t>(k));
-    } else {
-      ++k;
-    }
-  }
-}
-
 void sync_engine() {
   std::vector<uint32_t> qs;
-  nbc_inflight(qs);
   RankState& st = state();
   for (uint32_t i = 0; i < st.requests.size() && qs.empty(); ++i) {
     const Request& q = st.requests[i];
@@ -720,19 +686,9 @@ void wait(MPI_Request* rp, MPI_Status* status) {
     return;
   }
   Request& q = request(*rp);
-  if (q.kind == Request::Kind::kP2P && state().active_nbc.empty()) {
+  if (q.kind == Request::Kind::kP2P) {
     const uint32_t w = static_cast<uint32_t>(q.inner - 1);
     scope().world().wait_all(scope().rank(), &w, 1);  // charges the receive overhead
-    if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
-    return;
-  }
-  for (;;) {
-    progress_nbc();
-    if (is_complete(*rp)) break;
-    std::vector<uint32_t> qs;
-    inner_of(*rp, qs);
-    nbc_inflight(qs);
-    block_any(qs);
   }
   if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
 }
@@ -742,7 +698,6 @@ bool test(MPI_Request* rp, MPI_Status* status) {
     set_status_empty(status);
     return true;
   }
-  progress_nbc();
   if (!is_complete(*rp)) {
     Request& q = request(*rp);
     if (q.kind == Request::Kind::kP2P) {
@@ -750,7 +705,6 @@ bool test(MPI_Request* rp, MPI_Status* status) {
     } else {
       sync_engine();
     }
-    progress_nbc();
     if (!is_complete(*rp)) return false;
   }
   if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
@@ -759,7 +713,6 @@ bool test(MPI_Request* rp, MPI_Status* status) {
 
 bool wait_some_ready(int n, MPI_Request reqs[]) {
   for (;;) {
-    progress_nbc();
     bool any_active = false;
     for (int i = 0; i < n; ++i) {
       if (!is_active(reqs[i])) continue;
@@ -770,7 +723,6 @@ bool wait_some_ready(int n, MPI_Request reqs[]) {
     std::vector<uint32_t> qs;
     for (int i = 0; i < n; ++i)
       inner_of(reqs[i], qs);
-    nbc_inflight(qs);
     block_any(qs);
   }
 }

@@ -46,9 +46,9 @@ struct DType {
 };
 
 // ------------------------------------------------------------------ requests
-struct Nbc;
 struct Request {
-  enum class Kind : uint8_t { kFree, kP2P, kNbc, kDone } kind = Kind::kFree;
+  // kP2P: a world request, point-to-point or a non-blocking collective's helper (nbc.cpp).
+  enum class Kind : uint8_t { kFree, kP2P, kDone } kind = Kind::kFree;
   MGEN_Request inner = MGEN_REQUEST_NULL;  // kP2P while active
   bool persistent = false, active = false;
   // A receive of a non-dense datatype lands in `temp` and is unpacked on completion.
@@ -63,7 +63,6 @@ struct Request {
   int peer = 0, tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   MGEN_Status done_status{};  // kDone
-  std::unique_ptr<Nbc> nbc;
 };
 
 struct UserOp {
@@ -98,7 +97,6 @@ struct RankState {
   std::vector<Keyval> keyvals;
   std::unordered_map<MPI_Comm, std::unordered_map<int, void*>> attrs;
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;  // non-blocking collectives started per comm
-  std::vector<uint32_t> active_nbc;                // request indices of unfinished ones
   // Freed or buffered sends still in flight, with the copy of the data they send.
   std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
   std::vector<std::shared_ptr<Win>> wins;  // by handle index
@@ -114,6 +112,12 @@ struct RankState {
 // The calling rank's state (inside a Call).
 RankState& state();
 api::Scope& scope();  // the Scope of the outermost Call: world, rank, error reporting
+
+// An MPI error raised by the MPI layer itself (MGEN errors arrive as api::CallError).
+struct MpiError {
+  int mpi_class;
+  std::string message;
+};
 
 // Raises an MPI error in the current call (handled by the communicator's error handler).
 [[noreturn]] void fail(int mpi_class, const std::string& message);
@@ -173,8 +177,7 @@ int byte_count(uint64_t bytes);
 MPI_Request new_request(Request** out);
 Request& request(MPI_Request r);  // fails with MPI_ERR_REQUEST
 void free_request(MPI_Request* r);
-// Waits for `r` (progressing every unfinished non-blocking collective of the rank meanwhile)
-// and completes it: unpacks, fills the status, frees or deactivates it.
+// Waits for `r` and completes it: unpacks, fills the status, frees or deactivates it.
 void wait(MPI_Request* r, MPI_Status* status);
 // True and completed if done now.
 bool test(MPI_Request* r, MPI_Status* status);
@@ -182,7 +185,6 @@ bool test(MPI_Request* r, MPI_Status* status);
 bool wait_some_ready(int n, MPI_Request reqs[]);
 bool is_complete(MPI_Request r);  // no blocking; exact right after a blocking call
 bool is_active(MPI_Request r);    // not null and not an inactive persistent request
-void progress_nbc();              // advance the rank's non-blocking collectives
 // Brings the engine up to the rank's clock (so completion flags are exact) at the price of a
 // poll.
 void sync_engine();

@@ -1,14 +1,17 @@
 // Collective operations: validate, convert to bytes and in-place flags, pick the algorithm
 // (configured or by the default selection), run it on the communicator's collective context.
+// Each is built as a job (coll_jobs.hpp) so that the non-blocking forms run the very same one.
 // The "v" forms (per-rank counts) are in colls_v.cpp.
 #include <cstring>
+#include <memory>
 #include <vector>
 
-#include "api/facade.hpp"
+#include "api/coll_jobs.hpp"
 #include "colls/colls.hpp"
 #include "core/datatype.hpp"
 
 using namespace mgen::mpi;
+using mgen::mpi::api::CollJob;
 using mgen::mpi::api::Scope;
 
 namespace {
@@ -46,15 +49,11 @@ void set_regular(colls::BlockArgs& a, uint64_t block) {
 using SelectReduce = const colls::Algorithm<colls::ReduceFn>& (*)(int, uint64_t, const CollectiveConfig&);
 
 // Allreduce, scan and exscan: the same arguments, each with its own algorithm table.
-int all_ranks_reduction(const char* name, SelectReduce select, const void* sendbuf, void* recvbuf, int count,
-                        MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  Scope s(name, static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside(name);
-  Comm& c = s.comm(comm);
+api::CollJob all_ranks_reduction(Scope& s, Comm& c, SelectReduce select, const void* sendbuf, void* recvbuf, int count,
+                                 MGEN_Datatype type, MGEN_Op op) {
   const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
-  colls::Channel ch(s.world(), s.rank(), c);
-  select(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::ReduceFn fn = select(c.size(), a.count * a.type_size, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
 // The reduce-scatter forms' arguments from a reduction's (counts are filled by the caller).
@@ -71,75 +70,57 @@ colls::ReduceScatterArgs scatter_args(const colls::ReduceArgs& r, MGEN_Datatype 
 
 }  // namespace
 
-extern "C" {
+namespace mgen::mpi::api {
 
-int MGEN_Barrier(MGEN_Comm comm) {
-  Scope s("MGEN_Barrier", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Barrier");
-  Comm& c = s.comm(comm);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_barrier(c.size(), s.world().collectives()).fn(ch);
-  return MGEN_SUCCESS;
+CollJob barrier_job(Scope& s, Comm& c) {
+  const colls::BarrierFn fn = colls::select_barrier(c.size(), s.world().collectives()).fn;
+  return [fn](colls::Channel& ch) { fn(ch); };
 }
 
-int MGEN_Bcast(void* buf, int count, MGEN_Datatype type, int root, MGEN_Comm comm) {
-  Scope s("MGEN_Bcast", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Bcast");
-  Comm& c = s.comm(comm);
+CollJob bcast_job(Scope& s, Comm& c, void* buf, int count, MGEN_Datatype type, int root) {
   const uint64_t bytes = s.bytes(count, type);
   s.check_root(c, root);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_bcast(c.size(), bytes, s.world().collectives()).fn(ch, buf, bytes, root);
-  return MGEN_SUCCESS;
+  const colls::BcastFn fn = colls::select_bcast(c.size(), bytes, s.world().collectives()).fn;
+  return [fn, buf, bytes, root](colls::Channel& ch) { fn(ch, buf, bytes, root); };
 }
 
-int MGEN_Reduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, int root,
-                MGEN_Comm comm) {
-  Scope s("MGEN_Reduce", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Reduce");
-  Comm& c = s.comm(comm);
+CollJob reduce_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op,
+                   int root) {
   s.check_root(c, root);
   colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
   if (a.in_place && c.rank != root) s.fail(MGEN_ERR_BUFFER, "MGEN_IN_PLACE is only valid at the root");
   a.root = root;
   if (c.rank != root) a.recv = nullptr;  // significant at the root only
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_reduce(c.size(), a.count * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::ReduceFn fn = colls::select_reduce(c.size(), a.count * a.type_size, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Allreduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  return all_ranks_reduction("MGEN_Allreduce", colls::select_allreduce, sendbuf, recvbuf, count, type, op, comm);
+CollJob allreduce_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type,
+                      MGEN_Op op) {
+  return all_ranks_reduction(s, c, colls::select_allreduce, sendbuf, recvbuf, count, type, op);
 }
 
-int MGEN_Scan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  return all_ranks_reduction("MGEN_Scan", colls::select_scan, sendbuf, recvbuf, count, type, op, comm);
+CollJob scan_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op) {
+  return all_ranks_reduction(s, c, colls::select_scan, sendbuf, recvbuf, count, type, op);
 }
 
-int MGEN_Exscan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
-  return all_ranks_reduction("MGEN_Exscan", colls::select_exscan, sendbuf, recvbuf, count, type, op, comm);
+CollJob exscan_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op) {
+  return all_ranks_reduction(s, c, colls::select_exscan, sendbuf, recvbuf, count, type, op);
 }
 
-int MGEN_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MGEN_Datatype type, MGEN_Op op,
-                              MGEN_Comm comm) {
-  Scope s("MGEN_Reduce_scatter_block", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Reduce_scatter_block");
-  Comm& c = s.comm(comm);
+CollJob reduce_scatter_block_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int recvcount,
+                                 MGEN_Datatype type, MGEN_Op op) {
   const colls::ReduceArgs r = reduce_args(s, sendbuf, recvbuf, recvcount, type, op);
   colls::ReduceScatterArgs a = scatter_args(r, type, op);
   a.regular = true;
   a.block = r.count;
   const uint64_t total = r.count * r.type_size * static_cast<uint64_t>(c.size());
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_reduce_scatter(c.size(), total, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::ReduceScatterFn fn = colls::select_reduce_scatter(c.size(), total, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MGEN_Datatype type, MGEN_Op op,
-                        MGEN_Comm comm) {
-  Scope s("MGEN_Reduce_scatter", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Reduce_scatter");
-  Comm& c = s.comm(comm);
+CollJob reduce_scatter_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                           MGEN_Datatype type, MGEN_Op op) {
   const colls::ReduceArgs r = reduce_args(s, sendbuf, recvbuf, 0, type, op);
   if (recvcounts == nullptr) s.fail(MGEN_ERR_COUNT, "recvcounts is null");
   colls::ReduceScatterArgs a = scatter_args(r, type, op);
@@ -150,16 +131,13 @@ int MGEN_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     a.counts[i] = static_cast<uint64_t>(recvcounts[i]);
     total += a.counts[i];
   }
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_reduce_scatter(c.size(), total * a.type_size, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::ReduceScatterFn fn =
+      colls::select_reduce_scatter(c.size(), total * a.type_size, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Gather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
-                MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
-  Scope s("MGEN_Gather", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Gather");
-  Comm& c = s.comm(comm);
+CollJob gather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                   int recvcount, MGEN_Datatype recvtype, int root) {
   s.check_root(c, root);
   const bool at_root = c.rank == root;
   colls::BlockArgs a;
@@ -178,16 +156,12 @@ int MGEN_Gather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void
   a.recv = at_root ? recvbuf : nullptr;
   a.send_bytes = block;
   set_regular(a, block);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_gather(c.size(), block, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_gather(c.size(), block, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Scatter(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
-                 MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
-  Scope s("MGEN_Scatter", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Scatter");
-  Comm& c = s.comm(comm);
+CollJob scatter_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                    int recvcount, MGEN_Datatype recvtype, int root) {
   s.check_root(c, root);
   const bool at_root = c.rank == root;
   colls::BlockArgs a;
@@ -206,16 +180,12 @@ int MGEN_Scatter(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, voi
   a.recv = a.in_place ? nullptr : recvbuf;
   a.recv_bytes = block;
   set_regular(a, block);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_scatter(c.size(), block, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_scatter(c.size(), block, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Allgather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
-                   MGEN_Datatype recvtype, MGEN_Comm comm) {
-  Scope s("MGEN_Allgather", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Allgather");
-  Comm& c = s.comm(comm);
+CollJob allgather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                      int recvcount, MGEN_Datatype recvtype) {
   const uint64_t block = s.bytes(recvcount, recvtype);
   colls::BlockArgs a;
   a.in_place = sendbuf == MGEN_IN_PLACE;
@@ -227,16 +197,13 @@ int MGEN_Allgather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, v
   a.recv = recvbuf;
   a.send_bytes = block;
   set_regular(a, block);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_allgather(c.size(), block * static_cast<uint64_t>(c.size()), s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn =
+      colls::select_allgather(c.size(), block * static_cast<uint64_t>(c.size()), s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Alltoall(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
-                  MGEN_Datatype recvtype, MGEN_Comm comm) {
-  Scope s("MGEN_Alltoall", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Alltoall");
-  Comm& c = s.comm(comm);
+CollJob alltoall_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                     int recvcount, MGEN_Datatype recvtype) {
   const uint64_t block = s.bytes(recvcount, recvtype);
   const bool in_place = sendbuf == MGEN_IN_PLACE;
   if (!in_place && s.bytes(sendcount, sendtype) != block) {
@@ -245,18 +212,97 @@ int MGEN_Alltoall(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, vo
   }
   // In place, what goes out is the receive buffer's old content: keep a copy (as MPICH does)
   // and run the ordinary algorithm from it.
-  std::vector<char> snapshot;
+  auto snapshot = std::make_shared<std::vector<char>>();
   if (in_place && recvbuf != nullptr) {
-    snapshot.resize(block * static_cast<uint64_t>(c.size()));
-    if (!snapshot.empty()) std::memcpy(snapshot.data(), recvbuf, snapshot.size());
+    snapshot->resize(block * static_cast<uint64_t>(c.size()));
+    if (!snapshot->empty()) std::memcpy(snapshot->data(), recvbuf, snapshot->size());
   }
   colls::BlockArgs a;
-  a.send = in_place ? (snapshot.empty() ? nullptr : snapshot.data()) : sendbuf;
+  a.send = in_place ? (snapshot->empty() ? nullptr : snapshot->data()) : sendbuf;
   a.recv = recvbuf;
   set_regular(a, block);
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_alltoall(c.size(), block, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_alltoall(c.size(), block, s.world().collectives()).fn;
+  return [fn, a, snapshot](colls::Channel& ch) { fn(ch, a); };
+}
+
+}  // namespace mgen::mpi::api
+
+extern "C" {
+
+int MGEN_Barrier(MGEN_Comm comm) {
+  return api::run_collective("MGEN_Barrier", static_cast<int>(kNone), comm,
+                             [&](Scope& s, Comm& c) { return api::barrier_job(s, c); });
+}
+
+int MGEN_Bcast(void* buf, int count, MGEN_Datatype type, int root, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Bcast", root, comm,
+                             [&](Scope& s, Comm& c) { return api::bcast_job(s, c, buf, count, type, root); });
+}
+
+int MGEN_Reduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, int root,
+                MGEN_Comm comm) {
+  return api::run_collective("MGEN_Reduce", root, comm, [&](Scope& s, Comm& c) {
+    return api::reduce_job(s, c, sendbuf, recvbuf, count, type, op, root);
+  });
+}
+
+int MGEN_Allreduce(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Allreduce", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::allreduce_job(s, c, sendbuf, recvbuf, count, type, op);
+  });
+}
+
+int MGEN_Scan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Scan", static_cast<int>(kNone), comm,
+                             [&](Scope& s, Comm& c) { return api::scan_job(s, c, sendbuf, recvbuf, count, type, op); });
+}
+
+int MGEN_Exscan(const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Exscan", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::exscan_job(s, c, sendbuf, recvbuf, count, type, op);
+  });
+}
+
+int MGEN_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MGEN_Datatype type, MGEN_Op op,
+                              MGEN_Comm comm) {
+  return api::run_collective("MGEN_Reduce_scatter_block", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::reduce_scatter_block_job(s, c, sendbuf, recvbuf, recvcount, type, op);
+  });
+}
+
+int MGEN_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MGEN_Datatype type, MGEN_Op op,
+                        MGEN_Comm comm) {
+  return api::run_collective("MGEN_Reduce_scatter", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::reduce_scatter_job(s, c, sendbuf, recvbuf, recvcounts, type, op);
+  });
+}
+
+int MGEN_Gather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
+                MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Gather", root, comm, [&](Scope& s, Comm& c) {
+    return api::gather_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+int MGEN_Scatter(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
+                 MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Scatter", root, comm, [&](Scope& s, Comm& c) {
+    return api::scatter_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+int MGEN_Allgather(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
+                   MGEN_Datatype recvtype, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Allgather", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::allgather_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
+}
+
+int MGEN_Alltoall(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, int recvcount,
+                  MGEN_Datatype recvtype, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Alltoall", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::alltoall_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
 }
 
 }  // extern "C"

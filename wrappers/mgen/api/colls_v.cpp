@@ -4,12 +4,14 @@
 // the selection gets colls::kVaried where the sizes differ between ranks.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
-#include "api/facade.hpp"
+#include "api/coll_jobs.hpp"
 #include "colls/colls.hpp"
 
 using namespace mgen::mpi;
+using mgen::mpi::api::CollJob;
 using mgen::mpi::api::Scope;
 
 namespace {
@@ -34,13 +36,10 @@ void layout(Scope& s, int p, const int counts[], const int displs[], uint32_t ty
 
 }  // namespace
 
-extern "C" {
+namespace mgen::mpi::api {
 
-int MGEN_Gatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                 const int displs[], MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
-  Scope s("MGEN_Gatherv", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Gatherv");
-  Comm& c = s.comm(comm);
+CollJob gatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MGEN_Datatype recvtype, int root) {
   s.check_root(c, root);
   const bool at_root = c.rank == root;
   colls::BlockArgs a;
@@ -58,16 +57,12 @@ int MGEN_Gatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, voi
   }
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = at_root ? recvbuf : nullptr;
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_gather(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_gather(c.size(), colls::kVaried, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MGEN_Datatype sendtype,
-                  void* recvbuf, int recvcount, MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
-  Scope s("MGEN_Scatterv", root, kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Scatterv");
-  Comm& c = s.comm(comm);
+CollJob scatterv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcounts[], const int displs[],
+                     MGEN_Datatype sendtype, void* recvbuf, int recvcount, MGEN_Datatype recvtype, int root) {
   s.check_root(c, root);
   const bool at_root = c.rank == root;
   colls::BlockArgs a;
@@ -84,16 +79,12 @@ int MGEN_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
   }
   a.send = at_root ? sendbuf : nullptr;
   a.recv = a.in_place ? nullptr : recvbuf;
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_scatter(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_scatter(c.size(), colls::kVaried, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                    const int displs[], MGEN_Datatype recvtype, MGEN_Comm comm) {
-  Scope s("MGEN_Allgatherv", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Allgatherv");
-  Comm& c = s.comm(comm);
+CollJob allgatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MGEN_Datatype recvtype) {
   colls::BlockArgs a;
   layout(s, c.size(), recvcounts, displs, s.type_size(recvtype), "receive", a.recv_counts, a.recv_displs);
   a.in_place = sendbuf == MGEN_IN_PLACE;
@@ -107,22 +98,19 @@ int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, 
   uint64_t total = 0;
   for (uint64_t n : a.recv_counts)
     total += n;
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_allgather(c.size(), total, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_allgather(c.size(), total, s.world().collectives()).fn;
+  return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
-int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MGEN_Datatype sendtype,
-                   void* recvbuf, const int recvcounts[], const int rdispls[], MGEN_Datatype recvtype, MGEN_Comm comm) {
-  Scope s("MGEN_Alltoallv", static_cast<int>(kNone), kAnyTag, comm);
-  if (!s) return api::outside("MGEN_Alltoallv");
-  Comm& c = s.comm(comm);
+CollJob alltoallv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                      MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                      MGEN_Datatype recvtype) {
   colls::BlockArgs a;
   layout(s, c.size(), recvcounts, rdispls, s.type_size(recvtype), "receive", a.recv_counts, a.recv_displs);
   const bool in_place = sendbuf == MGEN_IN_PLACE;
   // In place, the send layout is the receive layout and what goes out is the receive buffer's
   // old content: keep a copy (as MPICH does) and run the ordinary algorithm from it.
-  std::vector<char> snapshot;
+  auto snapshot = std::make_shared<std::vector<char>>();
   if (in_place) {
     a.send_counts = a.recv_counts;
     a.send_displs = a.recv_displs;
@@ -130,8 +118,8 @@ int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     for (int i = 0; i < c.size(); ++i)
       extent = std::max(extent, a.recv_displs[i] + a.recv_counts[i]);
     if (recvbuf != nullptr && extent > 0) {
-      snapshot.resize(extent);
-      std::memcpy(snapshot.data(), recvbuf, extent);
+      snapshot->resize(extent);
+      std::memcpy(snapshot->data(), recvbuf, extent);
     }
   } else {
     layout(s, c.size(), sendcounts, sdispls, s.type_size(sendtype), "send", a.send_counts, a.send_displs);
@@ -140,11 +128,42 @@ int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     s.fail(MGEN_ERR_TRUNCATE,
            fmt::format("sends {} bytes to itself but receives {}", a.send_counts[c.rank], a.recv_counts[c.rank]));
   }
-  a.send = in_place ? (snapshot.empty() ? nullptr : snapshot.data()) : sendbuf;
+  a.send = in_place ? (snapshot->empty() ? nullptr : snapshot->data()) : sendbuf;
   a.recv = recvbuf;
-  colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_alltoall(c.size(), colls::kVaried, s.world().collectives()).fn(ch, a);
-  return MGEN_SUCCESS;
+  const colls::BlockFn fn = colls::select_alltoall(c.size(), colls::kVaried, s.world().collectives()).fn;
+  return [fn, a, snapshot](colls::Channel& ch) { fn(ch, a); };
+}
+
+}  // namespace mgen::mpi::api
+
+extern "C" {
+
+int MGEN_Gatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Gatherv", root, comm, [&](Scope& s, Comm& c) {
+    return api::gatherv_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+  });
+}
+
+int MGEN_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MGEN_Datatype sendtype,
+                  void* recvbuf, int recvcount, MGEN_Datatype recvtype, int root, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Scatterv", root, comm, [&](Scope& s, Comm& c) {
+    return api::scatterv_job(s, c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+int MGEN_Allgatherv(const void* sendbuf, int sendcount, MGEN_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MGEN_Datatype recvtype, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Allgatherv", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::allgatherv_job(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  });
+}
+
+int MGEN_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MGEN_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MGEN_Datatype recvtype, MGEN_Comm comm) {
+  return api::run_collective("MGEN_Alltoallv", static_cast<int>(kNone), comm, [&](Scope& s, Comm& c) {
+    return api::alltoallv_job(s, c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+  });
 }
 
 }  // extern "C"

@@ -1,0 +1,129 @@
+// What the MPI collectives, blocking (colls.cpp) and non-blocking (nbc.cpp), build before
+// the MGEN layer runs an algorithm: per-rank layouts packed to bytes, reductions in MGEN terms,
+// the order-preserving choice for operations that do not commute.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/world.hpp"
+#include "mpi/shim.hpp"
+
+namespace mgen::mpi::abi {
+
+inline bool in_place(const void* p) {
+  return p == MPI_IN_PLACE;
+}
+
+inline int comm_size(MGEN_Comm h) {
+  int n = 0;
+  MGEN_Comm_size(h, &n);
+  return n;
+}
+inline int comm_rank(MGEN_Comm h) {
+  int r = 0;
+  MGEN_Comm_rank(h, &r);
+  return r;
+}
+
+// A per-rank ("v") layout of `t` elements: counts[i] elements at displs[i] extents. For the
+// MGEN layer the blocks are packed one after the other when `t` is not dense.
+class VBuf {
+ public:
+  VBuf(void* buf, const int* counts, const int* displs, int n, MPI_Datatype type, bool load)
+      : user_(buf), type_(&dtype(type)), n_(n) {
+    bc_.resize(n);
+    bd_.resize(n);
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      check_count(counts[i]);
+      bc_[i] = byte_count(type_->size * static_cast<uint64_t>(counts[i]));
+      counts_.push_back(counts[i]);
+      displs_.push_back(displs[i]);
+    }
+    dense_ = type_->dense();
+    if (dense_) {
+      for (int i = 0; i < n; ++i)
+        bd_[i] = byte_count(static_cast<uint64_t>(static_cast<int64_t>(displs[i]) * type_->extent()));
+      data_ = buf;
+      return;
+    }
+    for (int i = 0; i < n; ++i) {
+      bd_[i] = byte_count(total);
+      total += static_cast<uint64_t>(bc_[i]);
+    }
+    temp_.resize(total);
+    data_ = temp_.data();
+    if (load && buf != nullptr) {
+      for (int i = 0; i < n; ++i)
+        pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
+    }
+  }
+  void* data() const { return data_; }
+  const int* counts() const { return bc_.data(); }
+  const int* displs() const { return bd_.data(); }
+  void finish() {
+    if (dense_ || user_ == nullptr) return;
+    for (int i = 0; i < n_; ++i)
+      unpack(temp_.data() + bd_[i], static_cast<uint64_t>(bc_[i]), block(i), counts_[i], *type_);
+  }
+
+ private:
+  std::byte* block(int i) const { return static_cast<std::byte*>(user_) + displs_[i] * type_->extent(); }
+  void* user_;
+  const DType* type_;
+  int n_;
+  bool dense_ = true;
+  void* data_ = nullptr;
+  std::vector<int> bc_, bd_, counts_;
+  std::vector<int64_t> displs_;
+  std::vector<std::byte> temp_;
+};
+
+// A reduction in MGEN terms: the type id and element count the MGEN layer reduces, and the
+// buffers (packed copies when the datatype is not dense).
+struct Reduction {
+  int type = 0;
+  int count = 0;
+  int op = 0;
+  bool ordered = false;  // a non-commutative user operation
+  Flat send, recv;
+
+  // In rank order (ordered): what each rank contributes, and its size.
+  uint64_t ordered_bytes() const { return recv.bytes() ? recv.bytes() : send.bytes(); }
+  const void* ordered_input() const { return send.data() == MPI_IN_PLACE ? recv.data() : send.data(); }
+};
+
+Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, bool recv_here);
+
+// At the root of an ordered reduction, given every rank's input gathered in rank order:
+// x0 op (x1 op (... op x_{p-1})), what MPI defines whatever the algorithm, into r.recv.
+void combine_in_rank_order(const Reduction& r, const std::byte* all, int p);
+
+// Runs `body` with order-preserving algorithms selected when the operation is not commutative.
+// The override is the world's: `body` must not block (another rank would see it), so it may
+// select an algorithm (build a job) but not run one.
+template <class F>
+void with_order(bool ordered, F&& body) {
+  if (!ordered) {
+    body();
+    return;
+  }
+  World& w = scope().world();
+  const CollectiveConfig saved = w.collectives();
+  CollectiveConfig c = saved;
+  c.reduce = "binomial";
+  c.allreduce = "binomial";
+  c.scan = "linear";
+  w.set_collectives(c);
+  try {
+    body();
+  } catch (...) {
+    mgen::runtime::forget_unwound_frames();
+    w.set_collectives(saved);
+    throw;
+  }
+  w.set_collectives(saved);
+}
+
+}  // namespace mgen::mpi::abi
