@@ -130,6 +130,8 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.network.router.switch_bandwidth = f.bandwidth(); }},
       {"router.arbitration", "switch arbitration: round_robin or age (string)",
        [](const Field& f, Loaded& m) { m.machine.network.router.arbitration = f.string(); }},
+      {"router.reference", "slow reference mode for checking the fast paths (bool)",
+       [](const Field& f, Loaded& m) { m.machine.network.router.reference = f.boolean(); }},
       {"router.dateline", "dateline virtual channels on tori; false only to demonstrate deadlock (boolean)",
        [](const Field& f, Loaded& m) { m.machine.network.router.dateline = f.boolean(); }},
 

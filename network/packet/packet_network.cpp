@@ -30,7 +30,8 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       response_(static_cast<uint32_t>(config.nic.response_bytes.count())),
       age_arbitration_(config.router.arbitration == "age"),
       injection_(routing.injection_vcs()),
-      full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())) {
+      full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())),
+      reference_(config.router.reference) {
   const size_t ports = topology.total_ports();
   while ((1u << vc_shift_) < vcs_)
     ++vc_shift_;
@@ -165,12 +166,16 @@ void PacketNetwork::dispatch(const Event& e) {
       on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32));
       break;
     case kRouterWake: {
+      if (reference_) [[unlikely]]
+        ref_woken(e);
       Port& port = ports_[topo_.port_base(e.target) + e.port];
       if (port.out_wake == e.time) port.out_wake = Time::max();
       try_output(e.target, e.port);
       break;
     }
     case kNicWake:
+      if (reference_) [[unlikely]]
+        ref_woken(e);
       if (nics_[e.target].wake_at == e.time) nics_[e.target].wake_at = Time::max();
       try_inject(e.target);
       break;
@@ -206,6 +211,10 @@ void PacketNetwork::dispatch(const Event& e) {
     }
     case kFmaRespond:
       inject_response(e.target, static_cast<EndpointId>(e.data));
+      break;
+    case kCreditArrive:
+    case kNicCreditArrive:
+      ref_credit_arrives(e);
       break;
     default:
       throw std::logic_error(fmt::format("packet network got an event of unknown kind {}", e.kind));
@@ -251,10 +260,14 @@ void PacketNetwork::enqueue(EndpointId e, uint32_t m) {
 }
 
 void PacketNetwork::nic_wake(EndpointId e, Time t) {
+  if (reference_) [[unlikely]] {
+    ref_wake(kNicWake, e, 0, t);
+    return;
+  }
   Nic& nic = nics_[e];
   if (nic.wake_at >= engine_.now() && nic.wake_at <= t) return;
   nic.wake_at = t;
-  engine_.schedule(t, kinds_[kNicWake], e);
+  engine_.schedule_canonical(t, kinds_[kNicWake], e);
 }
 
 void PacketNetwork::try_inject(EndpointId e) {
@@ -313,8 +326,8 @@ void PacketNetwork::try_inject(EndpointId e) {
   p.born = msg.posted + full_packet_time_ * msg.sent;
   p.tail = tail + topo_.endpoint_latency();
   p.vc = static_cast<uint8_t>(vc);
-  engine_.schedule(head + topo_.endpoint_latency() + t_head_, kinds_[kHeadReady], topo_.endpoint_router(e),
-                   topo_.endpoint_port(e), pk | (uint64_t(vc) << 32));
+  engine_.schedule_canonical(head + topo_.endpoint_latency() + t_head_, kinds_[kHeadReady], topo_.endpoint_router(e),
+                             topo_.endpoint_port(e), pk | (uint64_t(vc) << 32));
   ++totals_.packets;
   ++totals_.packet_hops;
 
@@ -326,9 +339,9 @@ void PacketNetwork::try_inject(EndpointId e) {
   if (msg.sent < msg.packets) {
     enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
   } else {
-    engine_.schedule(tail, kinds_[kMsgSent], e, 0, m);
+    engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, m);
   }
-  if (nic.ring_head != kNoId) nic_wake(e, tail);
+  if (nic.ring_head != kNoId || reference_) nic_wake(e, tail);
 }
 
 // ---------------------------------------------------------------- NIC: ejection
@@ -349,16 +362,20 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   const RouterId r = topo_.endpoint_router(e);
   const uint32_t gp = topo_.port_base(r) + topo_.endpoint_port(e);
   const Time due = dma_end + topo_.endpoint_latency();
-  return_credit(rings_[gp], due, 0, p.wire);
-  if (ports_[gp].credit_blocked) wake(r, topo_.endpoint_port(e), due);
+  if (reference_) [[unlikely]] {
+    ref_return_credit(r, topo_.endpoint_port(e), due, 0, p.wire);
+  } else {
+    return_credit(rings_[gp], due, 0, p.wire);
+    if (ports_[gp].credit_blocked) wake(r, topo_.endpoint_port(e), due);
+  }
   Message& msg = messages_[p.msg];
   const EndpointId requester = msg.src;
   if (++msg.received == msg.packets) {
-    engine_.schedule(response ? dma_end : dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
+    engine_.schedule_canonical(response ? dma_end : dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
   }
   free_packet(pk);
   // The NIC answers a put once its data is in memory.
-  if (fma_ && !response) engine_.schedule(dma_end, kinds_[kFmaRespond], e, 0, requester);
+  if (fma_ && !response) engine_.schedule_canonical(dma_end, kinds_[kFmaRespond], e, 0, requester);
 }
 
 // The destination NIC answers a put: a one-packet message back to the requester, queued with the
@@ -391,6 +408,8 @@ void PacketNetwork::on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uin
   } else {
     packets_[in.fifo_tail].next = pk;
     in.fifo_tail = pk;
+    if (reference_) [[unlikely]]
+      try_output(r, packets_[in.fifo_head].out_port);
   }
 }
 
@@ -451,10 +470,14 @@ int PacketNetwork::pick_vc(const PortVc* out_vcs, const Packet& p) const {
 }
 
 void PacketNetwork::wake(RouterId r, uint32_t out_port, Time t) {
+  if (reference_) [[unlikely]] {
+    ref_wake(kRouterWake, r, out_port, t);
+    return;
+  }
   Port& port = ports_[topo_.port_base(r) + out_port];
   if (port.out_wake >= engine_.now() && port.out_wake <= t) return;
   port.out_wake = t;
-  engine_.schedule(t, kinds_[kRouterWake], r, static_cast<uint16_t>(out_port));
+  engine_.schedule_canonical(t, kinds_[kRouterWake], r, static_cast<uint16_t>(out_port));
 }
 
 void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
@@ -556,22 +579,26 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.
   const Time due = tail + in.latency;
-  if (in.kind == PeerKind::kRouter) {
-    const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
-    return_credit(rings_[up_gp], due, in_vc, p.wire);
-    if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
+  if (reference_) [[unlikely]] {
+    ref_granted(r, in, in_vc, p.wire, due, tail);
   } else {
-    return_credit(nic_rings_[in.peer], due, in_vc, p.wire);
-    if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
+    if (in.kind == PeerKind::kRouter) {
+      const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
+      return_credit(rings_[up_gp], due, in_vc, p.wire);
+      if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
+    } else {
+      return_credit(nic_rings_[in.peer], due, in_vc, p.wire);
+      if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
+    }
+    if (out.req_head != kNoId) wake(r, out_gp - base, tail);
   }
   p.tail = tail + out.latency;
   if (out.kind == PeerKind::kRouter) {
-    engine_.schedule(head + out.latency + t_head_, kinds_[kHeadReady], out.peer, out.peer_port,
-                     pk | (uint64_t{vc} << 32));
+    engine_.schedule_canonical(head + out.latency + t_head_, kinds_[kHeadReady], out.peer, out.peer_port,
+                               pk | (uint64_t{vc} << 32));
   } else {
-    engine_.schedule(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
+    engine_.schedule_canonical(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
   }
-  if (out.req_head != kNoId) wake(r, out_gp - base, tail);
   if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);
 }
 

@@ -18,25 +18,39 @@
 // input VCs, or oldest packet first.
 // Idle routers schedule nothing: an output is re-examined only when a packet asks for it, a
 // credit returns, or a wake-up was set for the moment its link or a requesting input frees.
+// router.reference turns these shortcuts off (packet_reference.cpp); a test checks that the
+// predictions are the same to the picosecond.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mgen/net/backend.hpp"
 
 namespace mgen::net {
 
-// The backend's own event kinds, counted from the first of the block the engine reserved for it.
+// The backend's own event kinds, counted from the first of the block the engine reserved for
+// it. Same-time events run in the order of their kind (then target, port, data), never in the
+// order they happened to be scheduled in (Engine::schedule_canonical): so the answer does not
+// depend on the fast path's bookkeeping, and the reference mode, which schedules many more
+// events, gives the same one. Credits that are back count at that picosecond; an output
+// whose link, input or credit frees serves the packets already waiting before those whose
+// heads arrive then; a NIC sends before a response posted at that picosecond joins its queue.
+// Routers and NICs only affect each other through events a link latency ahead, so the order
+// between different routers and NICs does not matter.
 enum PacketEventKind : uint16_t {
-  kHeadReady,     // target router, port = input port, data = packet | vc << 32
-  kRouterWake,    // target router, port = output port
-  kNicWake,       // target endpoint
-  kNicArrive,     // target endpoint, data = packet (its head reaches the NIC)
-  kMsgSent,       // target source endpoint, data = message
-  kMsgDelivered,  // target destination endpoint, data = message
-  kFmaRespond,    // target destination endpoint, data = the requester endpoint
+  kCreditArrive,     // reference mode: target router, port = output, data = VC slot | bytes << 32
+  kNicCreditArrive,  // reference mode: target endpoint, data = VC | bytes << 32
+  kRouterWake,       // target router, port = output port
+  kHeadReady,        // target router, port = input port, data = packet | vc << 32
+  kNicWake,          // target endpoint
+  kNicArrive,        // target endpoint, data = packet (its head reaches the NIC)
+  kFmaRespond,       // target destination endpoint, data = the requester endpoint
+  kMsgSent,          // target source endpoint, data = message
+  kMsgDelivered,     // target destination endpoint, data = message
   kPacketKindEnd,
 };
 
@@ -149,6 +163,13 @@ class PacketNetwork final : public Backend {
   }
   static Time next_credit(const CreditRing& q) { return q.count ? q.at[q.first] : Time::max(); }
   uint32_t vc_index(uint32_t gp, uint32_t vc) const { return (gp << vc_shift_) | vc; }
+  // Reference mode (packet_reference.cpp): credits as events, every wake-up scheduled.
+  void ref_return_credit(RouterId r, uint32_t out_port, Time due, uint32_t vc, uint32_t bytes);
+  void ref_return_nic_credit(EndpointId e, Time due, uint32_t vc, uint32_t bytes);
+  void ref_credit_arrives(const simcore::Event& e);
+  void ref_granted(RouterId r, const Port& in, uint32_t in_vc, uint32_t wire, Time due, Time tail);
+  void ref_wake(PacketEventKind kind, uint32_t target, uint32_t port, Time t);
+  void ref_woken(const simcore::Event& e);
   // nics
   void try_inject(EndpointId e);
   void nic_wake(EndpointId e, Time t);
@@ -179,6 +200,7 @@ class PacketNetwork final : public Backend {
   bool age_arbitration_;
   Route injection_;
   Time full_packet_time_;  // a full packet on the NIC link
+  bool reference_;         // router.reference: the slow mode the fast paths are tested against
 
   // Per global port (router port_base + port), and per (global port, VC).
   std::vector<Port> ports_;
@@ -202,6 +224,8 @@ class PacketNetwork final : public Backend {
   uint32_t message_seq_ = 0;
   std::vector<uint32_t> scratch_;
   std::vector<int32_t> credit_view_;  // adaptive routing's view of a router's free credits
+  // Reference mode: the wake-ups pending, as (time, kind, target, port).
+  std::set<std::tuple<int64_t, uint32_t, uint32_t, uint32_t>> ref_wakes_;
   NetworkTotals totals_;
 };
 

@@ -240,6 +240,8 @@ TEST_CASE("overrides are applied and checked like the file", "[config][machine]"
   CHECK(bare.name == "my machine");
   CHECK(load_default({"nic.link_latency=\"7ns\""}).network.nic.link_latency == Time::ps(7000));
   CHECK(load_default({"router.dateline=false", "router.vcs=1"}).network.router.dateline == false);
+  CHECK(load_default({"router.reference=true"}).network.router.reference);
+  CHECK_FALSE(load_default({}).network.router.reference);
   CHECK(load_default({"router.vc_buffer=2KiB", "nic.packet_payload=1KiB"}).network.router.vc_buffer == Bytes(2048));
 
   CHECK(error_of(file, {"router.vcs=abc"}) ==

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "mgen/simcore/engine.hpp"
@@ -66,6 +67,60 @@ TEST_CASE("engine dispatches in order and advances time", "[engine]") {
   CHECK(seen[2] == std::make_pair<int64_t, uint32_t>(5000, 3));
   CHECK(seen[3] == std::make_pair<int64_t, uint32_t>(5000, 4));
   CHECK(engine.now() == Time::ns(5));
+}
+
+TEST_CASE("canonical events run by (kind, target, port, data), before insertion-ordered ones", "[engine]") {
+  // The same events scheduled in two different orders are dispatched in one order.
+  struct Spec {
+    bool canonical;
+    uint16_t kind;
+    uint32_t target;
+    uint16_t port;
+    uint64_t data;
+  };
+  const std::vector<Spec> specs = {{false, 9, 0, 0, 1}, {true, 3, 7, 1, 0}, {true, 2, 9, 0, 0}, {true, 3, 7, 0, 5},
+                                   {false, 1, 0, 0, 2}, {true, 3, 7, 0, 4}, {true, 3, 2, 8, 0}, {true, 2, 9, 0, 0}};
+  auto dispatch_order = [&](bool reversed) {
+    Engine engine;
+    engine.schedule(Time::ns(1), 1, 0);
+    std::vector<size_t> order(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i)
+      order[i] = reversed ? specs.size() - 1 - i : i;
+    for (size_t i : order) {
+      const Spec& s = specs[i];
+      if (s.canonical) {
+        engine.schedule_canonical(Time::ns(5), s.kind, s.target, s.port, s.data);
+      } else {
+        engine.schedule(Time::ns(5), s.kind, s.target, s.port, s.data);
+      }
+    }
+    std::vector<std::tuple<uint16_t, uint32_t, uint16_t, uint64_t>> seen;
+    engine.run([&](const Event& e) {
+      if (e.time == Time::ns(5)) seen.emplace_back(e.kind, e.target, e.port, e.data);
+    });
+    return seen;
+  };
+  const auto forward = dispatch_order(false);
+  const std::vector<std::tuple<uint16_t, uint32_t, uint16_t, uint64_t>> expected = {
+      {2, 9, 0, 0}, {2, 9, 0, 0}, {3, 2, 8, 0}, {3, 7, 0, 4}, {3, 7, 0, 5}, {3, 7, 1, 0}, {9, 0, 0, 1}, {1, 0, 0, 2}};
+  CHECK(forward == expected);
+  // Insertion-ordered events keep their insertion order, so only they change with the order.
+  auto reversed = dispatch_order(true);
+  std::swap(reversed[6], reversed[7]);
+  CHECK(reversed == expected);
+}
+
+TEST_CASE("a canonical event scheduled for now that sorts first runs next", "[engine]") {
+  Engine engine;
+  std::vector<uint16_t> kinds;
+  engine.schedule_canonical(Time::ns(2), 5, 0);
+  engine.schedule_canonical(Time::ns(2), 6, 0);
+  engine.run([&](const Event& e) {
+    kinds.push_back(e.kind);
+    if (e.kind == 5) engine.schedule_canonical(engine.now(), 4, 1);
+  });
+  CHECK(kinds == std::vector<uint16_t>{5, 4, 6});
+  CHECK(engine.events_scheduled() == 3);
 }
 
 TEST_CASE("engine refuses events in the past", "[engine]") {
@@ -148,6 +203,31 @@ TEST_CASE("the calendar queue pops exactly like the reference heap", "[engine]")
       while (!reference.empty())
         REQUIRE(fast.pop().seq == reference.pop().seq);
       CHECK(fast.empty());
+    }
+  }
+}
+
+TEST_CASE("equal sequence numbers are ordered by data, the same in the calendar and the heap", "[engine]") {
+  // Canonical events of one kind, target and port share a sequence number; their data decides.
+  for (unsigned shift : {0u, 6u, 10u}) {
+    std::mt19937_64 rng(shift + 1);
+    EventQueue fast(shift, 6);
+    HeapQueue reference;
+    Time now = Time::zero();
+    for (int round = 0; round < 30000; ++round) {
+      for (int i = static_cast<int>(rng() % 3); i > 0; --i) {
+        const Event e{now + Time::ps(static_cast<int64_t>(rng() % 50)), rng() % 4, 0, 1, 0, rng()};
+        fast.push(e);
+        reference.push(e);
+      }
+      if (!reference.empty()) {
+        const Event a = fast.pop();
+        const Event b = reference.pop();
+        REQUIRE(a.time == b.time);
+        REQUIRE(a.seq == b.seq);
+        REQUIRE(a.data == b.data);
+        now = a.time;
+      }
     }
   }
 }

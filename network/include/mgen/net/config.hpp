@@ -64,6 +64,10 @@ struct RouterConfig {
   // Dateline virtual channels on tori. Turning them off makes dimension-order routing on a
   // torus deadlock-prone; it exists to demonstrate exactly that, never for real studies.
   bool dateline = true;
+  // Slow reference mode (the idea of SST's VERIFY_DECLOCKING): credits travel as events and
+  // every output and NIC that might have work is woken, nothing suppressed. Same timing model,
+  // so a test can check that the fast path's lazy credits and skipped wake-ups change nothing.
+  bool reference = false;
 };
 
 // What a packet's head spends in a router before it may leave: the pipeline stages RC, VA,

@@ -11,7 +11,7 @@ namespace mgen::simcore {
 // `target`, `port` and `data` belongs to whoever owns the event's `kind`; the engine only orders.
 struct Event {
   Time time;
-  uint64_t seq = 0;  // insertion order, breaks ties between equal times
+  uint64_t seq = 0;  // breaks ties between equal times: insertion order, or (kind, target, port)
   uint32_t target = 0;
   uint16_t kind = 0;
   uint16_t port = 0;
@@ -19,9 +19,11 @@ struct Event {
 };
 static_assert(sizeof(Event) == 32, "events must stay small values");
 
-// Strict total order: time first, then insertion sequence. Two events never compare equal.
+// Total order: time first, then sequence, then data. Only identical events compare equal:
+// insertion sequences are unique, and canonical events (Engine::schedule_canonical) with the
+// same kind, target and port at the same time differ in their data or not at all.
 constexpr bool before(const Event& a, const Event& b) {
-  return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  return a.time < b.time || (a.time == b.time && (a.seq < b.seq || (a.seq == b.seq && a.data < b.data)));
 }
 
 }  // namespace mgen::simcore

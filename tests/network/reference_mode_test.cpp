@@ -1,0 +1,174 @@
+// The packet network's fast paths (lazy credits, wake-up suppression) against its slow
+// reference mode (router.reference = true): on contended traffic with one- and two-packet VC
+// buffers, every message must be sent and delivered at the same picosecond in both modes, for
+// every topology, every routing valid on it, both arbitrations and the FMA transport.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "harness.hpp"
+
+using namespace mgen::test;
+
+namespace {
+
+constexpr uint64_t kEventBudget = 20'000'000;  // a hundred times what a run here takes
+
+struct Outcome {
+  std::vector<int64_t> times;  // per message: sent, delivered (ps)
+  std::vector<int64_t> links;  // per link: busy time (ps), packets, bytes
+  NetworkTotals totals;
+  uint64_t events = 0;
+  uint64_t over_zero_load = 0;  // messages delivered later than on an idle network
+};
+
+// Bursts of random many-to-many messages of zero to six packets, a quarter of them into one
+// hot endpoint, with the engine run for a random gap after each burst; then drained.
+Outcome run(NetworkConfig c, bool reference, uint64_t seed) {
+  c.router.reference = reference;
+  Harness h(c);
+  const uint32_t n = h.net.topology().endpoints();
+  const uint64_t payload = c.nic.packet_payload.count();
+  std::mt19937_64 rng(seed);
+  struct Sent {
+    uint64_t id;
+    EndpointId src, dst;
+    uint64_t bytes;
+  };
+  std::vector<Sent> sent;
+  // A bookkeeping bug can make the fast path wake an output again and again at one picosecond:
+  // stop such a run instead of hanging.
+  auto dispatch = [&](const mgen::simcore::Event& e) {
+    h.net.dispatch(e);
+    if (h.engine.events_processed() >= kEventBudget) h.engine.stop();
+  };
+  for (int burst = 0; burst < 40; ++burst) {
+    const int messages = 1 + static_cast<int>(rng() % 24);
+    for (int i = 0; i < messages; ++i) {
+      const EndpointId src = static_cast<EndpointId>(rng() % n);
+      const EndpointId dst = rng() % 4 == 0 ? 0 : static_cast<EndpointId>(rng() % n);
+      const uint64_t bytes = rng() % (6 * payload + 1);
+      sent.push_back(Sent{h.send(src, dst, bytes), src, dst, bytes});
+    }
+    h.engine.run(dispatch, h.engine.now() + Time::ps(static_cast<int64_t>(rng() % 2000000)));
+  }
+  h.engine.run(dispatch);
+  REQUIRE(h.engine.events_processed() < kEventBudget);
+  REQUIRE(h.net.packets_in_flight() == 0);
+  Outcome out;
+  for (const Sent& s : sent) {
+    const Record& r = h.records.at(s.id);
+    out.times.push_back(r.sent.count_ps());
+    out.times.push_back(r.delivered.count_ps());
+    if (r.delivered > r.injected + h.net.zero_load(s.src, s.dst, Bytes(s.bytes)).delivered) ++out.over_zero_load;
+  }
+  for (const LinkInfo& l : h.net.links()) {
+    out.links.push_back(l.stats.busy.count_ps());
+    out.links.push_back(static_cast<int64_t>(l.stats.packets));
+    out.links.push_back(static_cast<int64_t>(l.stats.bytes));
+  }
+  out.totals = h.net.totals();
+  out.events = h.engine.events_processed();
+  return out;
+}
+
+// Small packets (512 + 32 B) so that many of them contend, and VC buffers of one or two packets
+// so that credits decide when they move. Round numbers: simple_config's delays, so that events
+// often fall on the same picosecond. Long wires: credits take several packet times to come
+// back (1 us NIC links, 150 ns router links) and receive DMA is slower than the links, so
+// outputs and NICs wait for credits that are still on their way and the ejection buffer
+// (one packet) fills up.
+NetworkConfig contended(const std::string& kind, const RoutingEntry& routing, const std::string& arbitration,
+                        uint64_t buffer_packets, bool long_wires) {
+  NetworkConfig c = simple_config(kind);
+  c.nic.packet_payload = Bytes(512);
+  c.nic.packet_header = Bytes(32);
+  c.router.vc_buffer = Bytes(544 * buffer_packets);
+  c.nic.rx_buffer = Bytes(544 * 2);
+  if (long_wires) {
+    c.nic.link_latency = Time::us(1);
+    c.topology.link_latency = Time::ns(150);
+    c.nic.dma_bandwidth = Bandwidth::gigabytes_per_second(2);
+    c.nic.rx_buffer = Bytes(544);
+  }
+  c.router.routing = routing.name;
+  c.router.arbitration = arbitration;
+  if (kind == "torus") {
+    c.topology.dims = {4, 4};
+    c.topology.channels = {2, 1};  // parallel X links for hashed routing to choose between
+    c.topology.nodes_per_router = 2;
+    c.router.vcs = 4;  // two per dateline class; adaptive: two escape, two adaptive
+  } else if (kind == "mesh") {
+    c.topology.dims = {4, 3};
+    c.topology.nodes_per_router = 2;
+    c.router.vcs = 3;
+  } else if (kind == "fattree") {
+    c.topology.down = {4, 4};
+    c.topology.up = {2};  // oversubscribed 2:1 at the leaves
+    c.router.vcs = 2;
+  } else if (kind == "crossbar") {
+    c.topology.crossbar_nodes = 12;
+    c.router.vcs = 2;
+  } else {
+    FAIL("no contended scenario for topology " << kind);
+  }
+  return c;
+}
+
+void require_equal(const NetworkConfig& c, uint64_t seed) {
+  const Outcome fast = run(c, false, seed);
+  const Outcome ref = run(c, true, seed);
+  REQUIRE(fast.times.size() == ref.times.size());
+  for (size_t i = 0; i < fast.times.size(); ++i) {
+    INFO("message " << i / 2 << (i % 2 ? " delivered" : " sent"));
+    REQUIRE(fast.times[i] == ref.times[i]);
+  }
+  CHECK(fast.links == ref.links);
+  CHECK(fast.totals.messages_delivered == ref.totals.messages_delivered);
+  CHECK(fast.totals.packets == ref.totals.packets);
+  CHECK(fast.totals.packet_hops == ref.totals.packet_hops);
+  CHECK(fast.totals.latency_sum == ref.totals.latency_sum);
+  CHECK(fast.totals.latency_max == ref.totals.latency_max);
+  // The reference really took the slow route.
+  CHECK(ref.events > fast.events);
+  // Not vacuous: the traffic was contended, and credits shaped it (the same traffic with
+  // buffers too large ever to run out of credit times differently).
+  CHECK(fast.over_zero_load * 4 > fast.times.size() / 2);  // more than a quarter of the messages
+  NetworkConfig deep = c;
+  deep.router.vc_buffer = Bytes(1 << 20);
+  deep.nic.rx_buffer = Bytes(1 << 20);
+  CHECK(run(deep, false, seed).times != fast.times);
+}
+
+}  // namespace
+
+TEST_CASE("the fast path equals the reference mode to the picosecond", "[reference]") {
+  for (const TopologyEntry& topology : topology_registry()) {
+    const std::string kind = topology.name;
+    const bool cube = kind == "torus" || kind == "mesh";
+    for (const RoutingEntry& routing : routing_registry()) {
+      if (cube ? !routing.for_cube : !routing.for_tree) continue;
+      for (const char* arbitration : {"round_robin", "age"}) {
+        for (const bool long_wires : {false, true}) {
+          for (const uint64_t buffer : {1, 2}) {
+            INFO(routing.name << " on " << kind << ", " << arbitration << ", " << buffer << "-packet VC buffers, "
+                              << (long_wires ? "long wires" : "round numbers"));
+            require_equal(contended(kind, routing, arbitration, buffer, long_wires), 7 + buffer);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the fast path equals the reference mode with the FMA transport", "[reference][fma]") {
+  const RoutingEntry& dor = routing_registry().front();
+  for (const bool long_wires : {false, true}) {
+    NetworkConfig c = contended("torus", dor, "round_robin", 1, long_wires);
+    c.nic.transport = "fma";
+    c.nic.response_bytes = Bytes(9);
+    INFO((long_wires ? "long wires" : "round numbers"));
+    require_equal(c, 3);
+  }
+}
