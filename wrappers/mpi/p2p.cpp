@@ -144,6 +144,22 @@ int wait_all(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   return failed;
 }
 
+// Waitsome and Testsome once some requests are known complete: completes every one of them,
+// in index order, reporting indices and statuses; MPI_ERR_IN_STATUS if any failed.
+int complete_some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  int k = 0, failed = 0;
+  for (int i = 0; i < n; ++i) {
+    if (is_active(reqs[i]) && is_complete(reqs[i])) {
+      indices[k] = i;
+      if (complete(&reqs[i], status_at(statuses, k)) != MPI_SUCCESS) ++failed;
+      ++k;
+    }
+  }
+  *outcount = k;
+  if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -333,17 +349,7 @@ int PMPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_S
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    int k = 0, failed = 0;
-    for (int i = 0; i < n; ++i) {
-      if (is_active(reqs[i]) && is_complete(reqs[i])) {
-        indices[k] = i;
-        if (complete(&reqs[i], status_at(statuses, k)) != MPI_SUCCESS) ++failed;
-        ++k;
-      }
-    }
-    *outcount = k;
-    if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
-    return MPI_SUCCESS;
+    return complete_some(n, reqs, outcount, indices, statuses);
   });
 }
 MGEN_MPI_ALIAS(Waitsome)
@@ -428,17 +434,7 @@ int PMPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_S
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    int k = 0, failed = 0;
-    for (int i = 0; i < n; ++i) {
-      if (is_active(reqs[i]) && is_complete(reqs[i])) {
-        indices[k] = i;
-        if (complete(&reqs[i], status_at(statuses, k)) != MPI_SUCCESS) ++failed;
-        ++k;
-      }
-    }
-    *outcount = k;
-    if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
-    return MPI_SUCCESS;
+    return complete_some(n, reqs, outcount, indices, statuses);
   });
 }
 MGEN_MPI_ALIAS(Testsome)
