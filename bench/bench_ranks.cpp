@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         "ranks {:>7}  ppn {:>2}  calls {:>9.0f}  wall {:7.2f} s  {:6.2f} us/call  {:5.2f} M events/s  "
         "peak {:6.0f} MiB  {:5.1f} KiB/rank  predicted {:.3f} us\n",
         ranks, ppn, calls, wall, wall / calls * 1e6, static_cast<double>(r.events) / wall * 1e-6,
-        static_cast<double>(peak) / 1024, static_cast<double>(peak - before) / ranks, r.predicted_s * 1e6);
+        static_cast<double>(peak) / 1024, static_cast<double>(peak - before) / ranks, r.predicted_s() * 1e6);
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_ranks: {}\n", e.what());
     return 1;

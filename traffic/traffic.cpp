@@ -98,7 +98,6 @@ class Generator : public net::MessageSink {
     r.events = engine_.events_processed();
     r.packet_hops = net_.totals().packet_hops;
     r.simulated = engine_.now();
-    r.simulated_s = r.simulated.seconds();
     r.links = net_.links();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;

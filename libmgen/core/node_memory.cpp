@@ -27,7 +27,7 @@ void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, simcore::Bytes
 }
 
 void NodeMemory::dispatch(const simcore::Event& e) {
-  if (!kinds_.contains(e.kind)) {
+  if (network_.owns(e.kind)) {
     network_.dispatch(e);
     return;
   }

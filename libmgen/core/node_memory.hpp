@@ -20,7 +20,9 @@ class NodeMemory {
 
   // At engine.now(), like NetworkModel::inject.
   void inject(net::EndpointId src, net::EndpointId dst, simcore::Bytes size, uint64_t cookie);
-  bool owns(uint16_t kind) const { return kinds_.contains(kind) || network_.owns(kind); }
+  bool owns(uint16_t kind) const {
+    return network_.owns(kind) || kinds_.contains(kind);
+  }  // network first: most events are its
   void dispatch(const simcore::Event& e);
 
   uint64_t copies() const { return copies_; }  // messages that stayed inside a node

@@ -223,23 +223,28 @@ void World::compute(Exec& r, Time t) {
   r.stats.compute += t;
 }
 
+// Blocks until the engine finds the wait (all or any of `reqs`) satisfied; the requests are
+// marked as waited for while the context is blocked.
+void World::block_on_requests(Exec& r, Block::Kind kind, const uint32_t* reqs, uint32_t n) {
+  r.block = Block{};
+  r.block.kind = kind;
+  r.block.reqs = reqs;
+  r.block.count = n;
+  block(r);
+  Rank& owner = ranks_[r.rank];
+  for (uint32_t i = 0; i < n; ++i) {
+    if (reqs[i] != kNone) owner.requests[reqs[i]].in_wait = false;
+  }
+  r.block.kind = Block::kNone;
+}
+
 void World::wait_all(Exec& r, const uint32_t* reqs, uint32_t n) {
   Rank& owner = ranks_[r.rank];
   const Time entry = r.clock;
   bool done = true;
   for (uint32_t i = 0; i < n && done; ++i)
     done = reqs[i] == kNone || owner.requests[reqs[i]].complete;
-  if (!done) {
-    r.block = Block{};
-    r.block.kind = Block::kWaitAll;
-    r.block.reqs = reqs;
-    r.block.count = n;
-    block(r);
-    for (uint32_t i = 0; i < n; ++i) {
-      if (reqs[i] != kNone) owner.requests[reqs[i]].in_wait = false;
-    }
-    r.block.kind = Block::kNone;
-  }
+  if (!done) block_on_requests(r, Block::kWaitAll, reqs, n);
   // Receive processing: while the rank waits inside MPI it handles each message as it
   // arrives (one at a time, recv_overhead each); messages that arrived before the wait are
   // handled from its start. The wait ends when the last one is handled. Completed sends are
@@ -280,15 +285,7 @@ int World::wait_any(Exec& r, const uint32_t* reqs, uint32_t n) {
   if (!any) return -1;
   int index = first_done();
   if (index < 0) {
-    r.block = Block{};
-    r.block.kind = Block::kWaitAny;
-    r.block.reqs = reqs;
-    r.block.count = n;
-    block(r);
-    for (uint32_t i = 0; i < n; ++i) {
-      if (reqs[i] != kNone) owner.requests[reqs[i]].in_wait = false;
-    }
-    r.block.kind = Block::kNone;
+    block_on_requests(r, Block::kWaitAny, reqs, n);
     index = first_done();
   }
   if (owner.requests[reqs[index]].kind == ReqKind::kRecv) {

@@ -245,6 +245,7 @@ class World : public net::MessageSink {
   void schedule_ops(Exec& r);
   void suspend(Exec& r);  // fiber side: park until resumed; unwinds if the run is stopping
   void block(Exec& r);    // fiber side: post the current Block and park
+  void block_on_requests(Exec& r, Block::Kind kind, const uint32_t* reqs, uint32_t n);  // fiber side
   bool evaluate_block(Exec& r);
   void wake_if_ready(Exec& r);
   void complete(RankId r, uint32_t req);

@@ -25,8 +25,6 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
   RunReport r;
   r.ok = out.ok;
   r.error = out.error;
-  r.predicted_s = out.predicted.seconds();
-  r.drained_s = out.drained.seconds();
   r.predicted = out.predicted;
   r.drained = out.drained;
   r.events = world.engine().events_processed();
@@ -44,10 +42,6 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     k.compute = rank.stats.compute;
     k.overhead = rank.stats.overhead;
     k.wait = rank.stats.wait;
-    k.finish_s = k.finish.seconds();
-    k.compute_s = k.compute.seconds();
-    k.overhead_s = k.overhead.seconds();
-    k.wait_s = k.wait.seconds();
     k.messages = rank.stats.messages_sent;
     k.bytes = rank.stats.bytes_sent;
     k.calls = rank.stats.calls;

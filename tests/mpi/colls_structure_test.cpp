@@ -326,7 +326,7 @@ TEST_CASE("size-only runs (null buffers) take exactly as long as real ones", "[c
     INFO(p << " ranks: " << real.error << sized.error);
     REQUIRE(real.ok);
     REQUIRE(sized.ok);
-    CHECK(ps(real.predicted_s) == ps(sized.predicted_s));
+    CHECK(ps(real.predicted_s()) == ps(sized.predicted_s()));
     CHECK(real.messages == sized.messages);
   }
 }
@@ -349,7 +349,7 @@ TEST_CASE("size-only runs match real ones for every algorithm", "[colls]") {
       const auto real = run_with(p, c.field, name, [](int rank, int size) { every_collective(rank, size, true); });
       const auto sized = run_with(p, c.field, name, [](int rank, int size) { every_collective(rank, size, false); });
       INFO(c.collective << " " << name);
-      CHECK(ps(real.predicted_s) == ps(sized.predicted_s));
+      CHECK(ps(real.predicted_s()) == ps(sized.predicted_s()));
       CHECK(real.messages == sized.messages);
     }
   }
@@ -374,7 +374,7 @@ double barrier_time(int p, const char* algorithm) {
       static_cast<uint32_t>(p), [](int, int) { MGEN_Barrier(MGEN_COMM_WORLD); }, crossbar(algorithm));
   INFO(r.error);
   REQUIRE(r.ok);
-  return r.predicted_s;
+  return r.predicted_s();
 }
 
 // A round of zero-byte sendrecvs: the send overhead, the envelope's zero-load network time

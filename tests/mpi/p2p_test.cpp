@@ -378,10 +378,10 @@ TEST_CASE("the same job twice gives the same prediction to the picosecond", "[p2
   const auto a = once();
   const auto b = once();
   REQUIRE(a.ok);
-  CHECK(a.predicted_s == b.predicted_s);
+  CHECK(a.predicted_s() == b.predicted_s());
   CHECK(a.events == b.events);
   for (size_t i = 0; i < a.ranks.size(); ++i)
-    CHECK(a.ranks[i].finish_s == b.ranks[i].finish_s);
+    CHECK(a.ranks[i].finish_s() == b.ranks[i].finish_s());
 }
 
 TEST_CASE("a rendezvous send buffer may be reused as soon as the send returns", "[p2p][rendezvous]") {
@@ -448,6 +448,6 @@ TEST_CASE("a waiting rank handles each message as it arrives", "[p2p][timing]") 
   REQUIRE(r.ok);
   const int64_t last_arrival = 64 * kOverhead + network_ps(64);
   CHECK(ps(done) == last_arrival + kOverhead);
-  CHECK(r.ranks[1].overhead_s == Approx(64 * 100e-9));
-  CHECK(r.ranks[1].wait_s + r.ranks[1].overhead_s == Approx(done));
+  CHECK(r.ranks[1].overhead_s() == Approx(64 * 100e-9));
+  CHECK(r.ranks[1].wait_s() + r.ranks[1].overhead_s() == Approx(done));
 }

@@ -208,12 +208,12 @@ TEST_CASE("IS (data-dependent sizes) predicts the same to the last bit on every 
   REQUIRE(a.report.ok);
   REQUIRE(b.report.ok);
   CHECK(a.time_s == b.time_s);
-  CHECK(a.report.predicted_s == b.report.predicted_s);
+  CHECK(a.report.predicted_s() == b.report.predicted_s());
   REQUIRE(a.report.ranks.size() == b.report.ranks.size());
   for (size_t r = 0; r < a.report.ranks.size(); ++r) {
     INFO("rank " << r);
-    CHECK(a.report.ranks[r].finish_s == b.report.ranks[r].finish_s);
-    CHECK(a.report.ranks[r].wait_s == b.report.ranks[r].wait_s);
+    CHECK(a.report.ranks[r].finish_s() == b.report.ranks[r].finish_s());
+    CHECK(a.report.ranks[r].wait_s() == b.report.ranks[r].wait_s());
     CHECK(a.report.ranks[r].bytes == b.report.ranks[r].bytes);
     CHECK(a.tallies[r].received_of("alltoallv") == b.tallies[r].received_of("alltoallv"));
   }

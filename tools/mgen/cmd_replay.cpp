@@ -99,7 +99,7 @@ int replay(const ReplayCli& o) {
   if (!o.job.quiet) {
     print_summary(name, m, job, r, "replay");
     fmt::print("recorded run     {} (MPI_Init to MPI_Finalize, slowest rank); predicted / recorded = {:.3f}\n",
-               seconds(res.recorded_s), res.recorded_s > 0 ? r.predicted_s / res.recorded_s : 0.0);
+               seconds(res.recorded_s), res.recorded_s > 0 ? r.predicted_s() / res.recorded_s : 0.0);
     if (opt.durations) print_durations(res.durations);
   }
   return 0;

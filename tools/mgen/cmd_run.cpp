@@ -216,21 +216,21 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
                    const mpi::RunReport& r, const std::string& command) {
   fmt::print("mgen {}: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", command, job.ranks, program, m.name,
              backend_label(m.network), job.procs_per_node);
-  fmt::print("predicted time   {}\n", seconds(r.predicted_s));
+  fmt::print("predicted time   {}\n", seconds(r.predicted_s()));
   double compute = 0, overhead = 0, wait = 0;
   const mpi::RankReport* slowest = &r.ranks.front();
   for (const mpi::RankReport& k : r.ranks) {
-    compute += k.compute_s;
-    overhead += k.overhead_s;
-    wait += k.wait_s;
-    if (k.finish_s > slowest->finish_s) slowest = &k;
+    compute += k.compute_s();
+    overhead += k.overhead_s();
+    wait += k.wait_s();
+    if (k.finish_s() > slowest->finish_s()) slowest = &k;
   }
   const double total = std::max(1e-300, compute + overhead + wait);
   fmt::print("ranks            compute {:.1f}% | communication {:.1f}% | waiting {:.1f}% (of rank time, all ranks)\n",
              100 * compute / total, 100 * overhead / total, 100 * wait / total);
   fmt::print("slowest rank     {}: finished at {}, compute {}, communication {}, waiting {}\n", slowest->rank,
-             seconds(slowest->finish_s), seconds(slowest->compute_s), seconds(slowest->overhead_s),
-             seconds(slowest->wait_s));
+             seconds(slowest->finish_s()), seconds(slowest->compute_s()), seconds(slowest->overhead_s()),
+             seconds(slowest->wait_s()));
   fmt::print("messages         {} ({} within nodes), {} payload bytes; {} packets, {} packet hops\n", r.messages,
              r.intra_node_messages, r.bytes, r.network.packets, r.network.packet_hops);
   std::vector<const net::LinkInfo*> links;
@@ -238,14 +238,14 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
     if (l.stats.bytes) links.push_back(&l);
   }
   std::stable_sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->stats.busy > b->stats.busy; });
-  if (!links.empty() && r.drained_s > 0) {
+  if (!links.empty() && r.drained_s() > 0) {
     fmt::print("busiest links   ");
     for (size_t i = 0; i < std::min<size_t>(3, links.size()); ++i) {
-      fmt::print(" {} ({:.2f}){}", links[i]->name, links[i]->stats.busy.seconds() / r.drained_s,
+      fmt::print(" {} ({:.2f}){}", links[i]->name, links[i]->stats.busy.seconds() / r.drained_s(),
                  i + 1 < std::min<size_t>(3, links.size()) ? "," : "");
     }
     fmt::print("\n");
-    const double load = links.front()->stats.busy.seconds() / r.drained_s;
+    const double load = links.front()->stats.busy.seconds() / r.drained_s();
     if (m.network.backend == "analytic" && load > 1.0) {
       fmt::print(
           "                 (a load above 1 means more traffic than the link can carry, which the\n"
@@ -263,10 +263,10 @@ void write_json_report(const std::string& path, const std::string& program, cons
   for (const mpi::RankReport& k : r.ranks) {
     ranks.push_back({{"rank", k.rank},
                      {"node", k.node},
-                     {"finish_s", k.finish_s},
-                     {"compute_s", k.compute_s},
-                     {"communication_s", k.overhead_s},
-                     {"wait_s", k.wait_s},
+                     {"finish_s", k.finish_s()},
+                     {"compute_s", k.compute_s()},
+                     {"communication_s", k.overhead_s()},
+                     {"wait_s", k.wait_s()},
                      {"finish_ps", k.finish.count_ps()},
                      {"compute_ps", k.compute.count_ps()},
                      {"communication_ps", k.overhead.count_ps()},
@@ -283,14 +283,14 @@ void write_json_report(const std::string& path, const std::string& program, cons
                      {"packets", l.stats.packets},
                      {"busy_s", l.stats.busy.seconds()},
                      {"busy_ps", l.stats.busy.count_ps()},
-                     {"utilization", r.drained_s > 0 ? l.stats.busy.seconds() / r.drained_s : 0.0}});
+                     {"utilization", r.drained_s() > 0 ? l.stats.busy.seconds() / r.drained_s() : 0.0}});
   }
   nlohmann::json report = {{"command", command},
                            {"program", program},
                            {"ok", r.ok},
                            {"error", r.error},
-                           {"predicted_time_s", r.predicted_s},
-                           {"drained_s", r.drained_s},
+                           {"predicted_time_s", r.predicted_s()},
+                           {"drained_s", r.drained_s()},
                            {"predicted_ps", r.predicted.count_ps()},
                            {"drained_ps", r.drained.count_ps()},
                            {"ranks", job.ranks},

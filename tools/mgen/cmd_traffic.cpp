@@ -45,10 +45,10 @@ nlohmann::json link_summary(const traffic::TrafficResult& r, size_t top) {
                        {"bytes", l.stats.bytes},
                        {"packets", l.stats.packets},
                        {"busy_ps", l.stats.busy.count_ps()},
-                       {"utilization", r.simulated_s > 0 ? l.stats.busy.seconds() / r.simulated_s : 0}});
+                       {"utilization", r.simulated_s() > 0 ? l.stats.busy.seconds() / r.simulated_s() : 0}});
   }
   const double mean =
-      r.links.empty() || r.simulated_s <= 0 ? 0 : sum / static_cast<double>(r.links.size()) / r.simulated_s;
+      r.links.empty() || r.simulated_s() <= 0 ? 0 : sum / static_cast<double>(r.links.size()) / r.simulated_s();
   return {{"mean_utilization", mean}, {"busiest", busiest}};
 }
 
@@ -59,7 +59,7 @@ void write_links_csv(const std::string& path, const traffic::TrafficResult& r) {
   for (const net::LinkInfo& l : r.links) {
     out << fmt::format("\"{}\",{},{},{},{:.9g},{:.6f}\n", l.name, l.bandwidth.bytes_per_s(), l.stats.bytes,
                        l.stats.packets, l.stats.busy.seconds(),
-                       r.simulated_s > 0 ? l.stats.busy.seconds() / r.simulated_s : 0.0);
+                       r.simulated_s() > 0 ? l.stats.busy.seconds() / r.simulated_s() : 0.0);
   }
 }
 
@@ -110,7 +110,7 @@ nlohmann::json result_json(const traffic::TrafficResult& r) {
           {"saturated", r.saturated},
           {"events", r.events},
           {"packet_hops", r.packet_hops},
-          {"simulated_s", r.simulated_s},
+          {"simulated_s", r.simulated_s()},
           {"simulated_ps", r.simulated.count_ps()},
           {"wall_s", r.wall_s},
           {"links", link_summary(r, 10)}};

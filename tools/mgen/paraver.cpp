@@ -109,7 +109,7 @@ void write_paraver(const std::string& prefix, const config::MachineConfig& m, co
 
   // (time, record kind, rank, text): sorted so that Paraver reads records in time order.
   std::vector<std::tuple<int64_t, int, uint32_t, std::string>> records;
-  const int64_t end = ns(r.predicted_s);
+  const int64_t end = ns(r.predicted_s());
   std::vector<std::vector<const mpi::TimelineEvent*>> by_rank(ranks);
   for (const mpi::TimelineEvent& e : r.timeline)
     by_rank[e.rank].push_back(&e);
@@ -134,7 +134,7 @@ void write_paraver(const std::string& prefix, const config::MachineConfig& m, co
       records.emplace_back(f, 2, task, fmt::format("2:{}:{}:{}:0", thread, f, kEventMpiCall));
       t = f;
     }
-    const int64_t finish = ns(r.ranks[i].finish_s);
+    const int64_t finish = ns(r.ranks[i].finish_s());
     if (finish > t) records.emplace_back(t, 1, task, fmt::format("1:{}:{}:{}:1", thread, t, finish));
   }
   for (const mpi::MessageEvent& e : r.message_log) {

@@ -40,8 +40,11 @@ using RankMain = std::function<void(int argc, char** argv)>;
 
 struct RankReport {
   uint32_t rank = 0, node = 0;
-  double finish_s = 0, compute_s = 0, overhead_s = 0, wait_s = 0;
-  simcore::Time finish, compute, overhead, wait;  // the same, exact
+  simcore::Time finish, compute, overhead, wait;
+  double finish_s() const { return finish.seconds(); }
+  double compute_s() const { return compute.seconds(); }
+  double overhead_s() const { return overhead.seconds(); }
+  double wait_s() const { return wait.seconds(); }
   uint64_t messages = 0, bytes = 0, calls = 0;
 };
 
@@ -62,10 +65,11 @@ struct MessageEvent {
 
 struct RunReport {
   bool ok = true;
-  std::string error;                 // the first error or the deadlock report
-  double predicted_s = 0;            // when the last rank finished
-  double drained_s = 0;              // when the last simulated event happened
-  simcore::Time predicted, drained;  // the same, exact
+  std::string error;        // the first error or the deadlock report
+  simcore::Time predicted;  // when the last rank finished
+  simcore::Time drained;    // when the last simulated event happened
+  double predicted_s() const { return predicted.seconds(); }
+  double drained_s() const { return drained.seconds(); }
   double wall_s = 0;
   uint64_t events = 0;
   uint64_t messages = 0, intra_node_messages = 0;

@@ -42,8 +42,8 @@ struct TrafficResult {
   bool saturated = false;  // measured messages left undelivered, or accepted well below offered
   uint64_t events = 0;
   uint64_t packet_hops = 0;
-  double simulated_s = 0;
-  Time simulated;  // the same, exact
+  Time simulated;
+  double simulated_s() const { return simulated.seconds(); }
   double wall_s = 0;
   // Every link's totals over the whole run (utilisation = busy / simulated time).
   std::vector<net::LinkInfo> links;
