@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <stdexcept>
 
 namespace mgen::traffic {
@@ -50,6 +51,7 @@ class Generator : public net::MessageSink {
       rng_[e] = options.seed * 0x2545f4914f6cdd1dULL + e;
     window_start_ = options.warmup;
     window_end_ = options.warmup + options.measure;
+    if (options.steady_events) window_end_ = Time::max();  // sources never stop
   }
 
   TrafficResult run() {
@@ -58,6 +60,8 @@ class Generator : public net::MessageSink {
     destination(options_.pattern, t, 0, 0, options_);  // reject a bad pattern before simulating
     for (EndpointId e = 0; e < t.endpoints(); ++e)
       schedule_next(e, Time::zero());
+    TrafficResult r;
+    if (options_.steady_events) return run_steady(wall_start);
     const Time limit = window_end_ + options_.drain_limit;
     engine_.run(
         [this](const Event& ev) {
@@ -70,7 +74,6 @@ class Generator : public net::MessageSink {
         },
         limit);
 
-    TrafficResult r;
     r.offered = options_.load;
     const double capacity = static_cast<double>(t.endpoints()) *
                             static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
@@ -103,9 +106,57 @@ class Generator : public net::MessageSink {
     return r;
   }
 
+  // Benchmark mode: warm up for options_.warmup of simulated time, then time a fixed number of
+  // events. Only the event count is checked per event; the clocks are read twice.
+  TrafficResult run_steady(std::chrono::steady_clock::time_point wall_start) {
+    auto dispatch = [this](const Event& ev) {
+      if (net_.owns(ev.kind)) {
+        net_.dispatch(ev);
+      } else {
+        generate(ev.target);
+      }
+    };
+    engine_.run(dispatch, options_.warmup);
+    const uint64_t events0 = engine_.events_processed();
+    const uint64_t hops0 = net_.totals().packet_hops;
+    const Time sim0 = engine_.now();
+    steady_bytes_ = 0;
+    counting_ = true;
+    const auto wall0 = std::chrono::steady_clock::now();
+    const std::clock_t cpu0 = std::clock();
+    const uint64_t stop_at = events0 + options_.steady_events;
+    engine_.run([&](const Event& ev) {
+      dispatch(ev);
+      if (engine_.events_processed() >= stop_at) engine_.stop();
+    });
+    const std::clock_t cpu1 = std::clock();
+    const auto wall1 = std::chrono::steady_clock::now();
+    TrafficResult r;
+    r.offered = options_.load;
+    r.steady_events = engine_.events_processed() - events0;
+    r.steady_hops = net_.totals().packet_hops - hops0;
+    r.steady_simulated = engine_.now() - sim0;
+    r.steady_wall_s = std::chrono::duration<double>(wall1 - wall0).count();
+    r.steady_cpu_s = static_cast<double>(cpu1 - cpu0) / CLOCKS_PER_SEC;
+    const net::Topology& t = net_.topology();
+    const double capacity = static_cast<double>(t.endpoints()) *
+                            static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) * r.steady_simulated.seconds();
+    r.steady_accepted = capacity > 0 ? static_cast<double>(steady_bytes_) / capacity : 0;
+    r.accepted = r.steady_accepted;
+    r.events = engine_.events_processed();
+    r.packet_hops = net_.totals().packet_hops;
+    r.simulated = engine_.now();
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+
   void on_message_sent(uint64_t, Time) override {}
 
   void on_message_delivered(uint64_t cookie, Time t) override {
+    if (counting_) {
+      steady_bytes_ += wire_bytes_;
+      return;
+    }
     if (t >= window_start_ && t < window_end_) window_wire_bytes_ += wire_bytes_;
     if (cookie & kMeasuredBit) {
       latencies_.push_back((t - Time::ps(static_cast<int64_t>(cookie & ~kMeasuredBit))).count_ps());
@@ -145,6 +196,8 @@ class Generator : public net::MessageSink {
   Time window_start_, window_end_;
   uint64_t measured_ = 0, outstanding_ = 0, window_wire_bytes_ = 0;
   std::vector<int64_t> latencies_;
+  bool counting_ = false;      // benchmark mode, after the warm-up
+  uint64_t steady_bytes_ = 0;  // wire bytes delivered since then
 };
 
 }  // namespace

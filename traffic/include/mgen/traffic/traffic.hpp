@@ -31,6 +31,10 @@ struct TrafficOptions {
   uint64_t seed = 1;
   double hotspot_fraction = 1.0;  // hotspot: share of messages sent to the hot endpoint
   uint32_t hotspot = 0;
+  // Benchmark mode: when non-zero, sources run without end and the run stops once this many
+  // events have been processed after the warm-up; the steady_* fields of the result describe
+  // exactly those events (the measurement window and latency statistics are not used).
+  uint64_t steady_events = 0;
 };
 
 struct TrafficResult {
@@ -45,6 +49,12 @@ struct TrafficResult {
   Time simulated;
   double simulated_s() const { return simulated.seconds(); }
   double wall_s = 0;
+  // Benchmark mode (TrafficOptions::steady_events): what the events after the warm-up cost and did.
+  uint64_t steady_events = 0, steady_hops = 0;
+  Time steady_simulated;       // simulated time they covered
+  double steady_wall_s = 0;    // wall time they took
+  double steady_cpu_s = 0;     // CPU time of this thread over them
+  double steady_accepted = 0;  // wire bytes delivered over that stretch, as a fraction of injection
   // Every link's totals over the whole run (utilisation = busy / simulated time).
   std::vector<net::LinkInfo> links;
 };
