@@ -125,10 +125,12 @@ class Generator : public net::MessageSink {
     const auto wall0 = std::chrono::steady_clock::now();
     const std::clock_t cpu0 = std::clock();
     const uint64_t stop_at = events0 + options_.steady_events;
-    engine_.run([&](const Event& ev) {
-      dispatch(ev);
-      if (engine_.events_processed() >= stop_at) engine_.stop();
-    });
+    engine_.run(
+        [&](const Event& ev) {
+          dispatch(ev);
+          if (engine_.events_processed() >= stop_at) engine_.stop();
+        },
+        [this](const Event& ev) { net_.prefetch(ev); }, Time::max());
     const std::clock_t cpu1 = std::clock();
     const auto wall1 = std::chrono::steady_clock::now();
     TrafficResult r;

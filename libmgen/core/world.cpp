@@ -117,18 +117,21 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   if (progress) {
     // Roughly once per million events; the callback decides whether to print.
     uint64_t countdown = 1 << 20;
-    engine_.run([&](const simcore::Event& e) {
-      dispatch(e);
-      if (--countdown == 0) {
-        countdown = 1 << 20;
-        uint32_t done = 0;
-        for (const Rank& r : ranks_)
-          done += r.state == Exec::State::kFinished;
-        progress(engine_.now().seconds(), engine_.events_processed(), done);
-      }
-    });
+    engine_.run(
+        [&](const simcore::Event& e) {
+          dispatch(e);
+          if (--countdown == 0) {
+            countdown = 1 << 20;
+            uint32_t done = 0;
+            for (const Rank& r : ranks_)
+              done += r.state == Exec::State::kFinished;
+            progress(engine_.now().seconds(), engine_.events_processed(), done);
+          }
+        },
+        [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   } else {
-    engine_.run([this](const simcore::Event& e) { dispatch(e); });
+    engine_.run([this](const simcore::Event& e) { dispatch(e); },
+                [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   }
 
   RunOutcome out;

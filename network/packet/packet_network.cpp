@@ -31,7 +31,8 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       age_arbitration_(config.router.arbitration == "age"),
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())),
-      reference_(config.router.reference) {
+      reference_(config.router.reference),
+      lookahead_(!routing.adaptive() && !config.router.reference) {
   const size_t ports = topology.total_ports();
   while ((1u << vc_shift_) < vcs_)
     ++vc_shift_;
@@ -163,7 +164,7 @@ uint32_t PacketNetwork::alloc_message() {
 void PacketNetwork::dispatch(const Event& e) {
   switch (e.kind - kinds_.begin) {
     case kHeadReady:
-      on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32));
+      on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32) & 0xff);
       break;
     case kRouterWake: {
       if (reference_) [[unlikely]]
@@ -218,6 +219,44 @@ void PacketNetwork::dispatch(const Event& e) {
       break;
     default:
       throw std::logic_error(fmt::format("packet network got an event of unknown kind {}", e.kind));
+  }
+}
+
+void PacketNetwork::prefetch(const Event& e) const {
+  switch (e.kind - kinds_.begin) {
+    case kHeadReady: {
+      // The input VC and port, the packet, and with lookahead routing the output it will ask for
+      // (carried in the event, so that fetching it does not wait for the packet).
+      const uint32_t base = topo_.port_base(e.target);
+      const uint32_t gp = base + e.port;
+      __builtin_prefetch(&vc_[vc_index(gp, static_cast<uint32_t>(e.data >> 32) & 0xff)]);
+      __builtin_prefetch(&packets_[static_cast<uint32_t>(e.data)]);
+      __builtin_prefetch(&ports_[gp]);
+      if (const uint32_t ahead = static_cast<uint32_t>(e.data >> 40)) {
+        const uint32_t out_gp = base + ahead - 1;
+        __builtin_prefetch(&ports_[out_gp]);
+        __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
+        __builtin_prefetch(&rings_[out_gp]);
+      }
+      break;
+    }
+    case kRouterWake: {
+      const uint32_t gp = topo_.port_base(e.target) + e.port;
+      __builtin_prefetch(&ports_[gp]);
+      __builtin_prefetch(&vc_[vc_index(gp, 0)]);
+      __builtin_prefetch(&rings_[gp]);
+      break;
+    }
+    case kNicWake:
+      __builtin_prefetch(&nics_[e.target]);
+      __builtin_prefetch(&nic_rings_[e.target]);
+      break;
+    case kNicArrive:
+      __builtin_prefetch(&packets_[static_cast<uint32_t>(e.data)]);
+      __builtin_prefetch(&nics_[e.target]);
+      break;
+    default:
+      break;
   }
 }
 
@@ -326,8 +365,9 @@ void PacketNetwork::try_inject(EndpointId e) {
   p.born = msg.posted + full_packet_time_ * msg.sent;
   p.tail = tail + topo_.endpoint_latency();
   p.vc = static_cast<uint8_t>(vc);
+  if (lookahead_) route_ahead(topo_.endpoint_router(e), p);
   engine_.schedule_canonical(head + topo_.endpoint_latency() + t_head_, kinds_[kHeadReady], topo_.endpoint_router(e),
-                             topo_.endpoint_port(e), pk | (uint64_t(vc) << 32));
+                             topo_.endpoint_port(e), head_ready_data(pk, vc, p));
   ++totals_.packets;
   ++totals_.packet_hops;
 
@@ -419,7 +459,10 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
   const uint32_t base = topo_.port_base(r);
   const uint32_t nports = topo_.ports(r);
   Route route;
-  if (routing_.adaptive()) {
+  if (p.routed) {
+    route = Route{p.out_port, p.vc_lo, p.vc_hi};
+    p.routed = false;
+  } else if (routing_.adaptive()) {
     // Adaptive choices read the free credit of every output of this router.
     const Time now = engine_.now();
     std::vector<int32_t>& view = credit_view_;
@@ -438,6 +481,16 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
   p.vc_hi = route.vc_hi;
   request(base + route.port, iv);
   try_output(r, route.port);
+}
+
+void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
+  // The same call with the same arguments as become_head() would make at r: the route and the
+  // routing state do not depend on when it is made, only on (r, destination, hash, state).
+  const Route route = routing_.route(r, p.dst, p.hash, p.state, nullptr, p.wire);
+  p.out_port = route.port;
+  p.vc_lo = route.vc_lo;
+  p.vc_hi = route.vc_hi;
+  p.routed = true;
 }
 
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {
@@ -594,8 +647,9 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   }
   p.tail = tail + out.latency;
   if (out.kind == PeerKind::kRouter) {
+    if (lookahead_) route_ahead(out.peer, p);
     engine_.schedule_canonical(head + out.latency + t_head_, kinds_[kHeadReady], out.peer, out.peer_port,
-                               pk | (uint64_t{vc} << 32));
+                               head_ready_data(pk, vc, p));
   } else {
     engine_.schedule_canonical(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
   }

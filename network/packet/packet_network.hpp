@@ -45,7 +45,7 @@ enum PacketEventKind : uint16_t {
   kCreditArrive,     // reference mode: target router, port = output, data = VC slot | bytes << 32
   kNicCreditArrive,  // reference mode: target endpoint, data = VC | bytes << 32
   kRouterWake,       // target router, port = output port
-  kHeadReady,        // target router, port = input port, data = packet | vc << 32
+  kHeadReady,        // target router, port = input port, data = packet | vc << 32 | (lookahead out port + 1) << 40
   kNicWake,          // target endpoint
   kNicArrive,        // target endpoint, data = packet (its head reaches the NIC)
   kFmaRespond,       // target destination endpoint, data = the requester endpoint
@@ -60,6 +60,7 @@ class PacketNetwork final : public Backend {
 
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
   void dispatch(const simcore::Event& e) override;
+  void prefetch(const simcore::Event& e) const override;
 
   NetworkTotals totals() const override { return totals_; }
   const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
@@ -83,6 +84,7 @@ class PacketNetwork final : public Backend {
     uint16_t out_port = 0;  // route chosen when the packet became head of its VC
     uint8_t vc_lo = 0, vc_hi = 1;
     uint8_t vc = 0;
+    bool routed = false;  // lookahead: out_port and the VC range are already those of the next router
     RouteState state;
   };
   struct Message {
@@ -146,6 +148,13 @@ class PacketNetwork final : public Backend {
   // routers
   void on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc);
   void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
+  // Lookahead routing (deterministic routings): the route at router `r`, computed one hop early.
+  void route_ahead(RouterId r, Packet& p) const;
+  // A kHeadReady event's data. The output port in the top bits only serves prefetching; it never
+  // decides an order: two heads cannot reach one input port at the same picosecond.
+  static uint64_t head_ready_data(uint32_t pk, uint32_t vc, const Packet& p) {
+    return pk | uint64_t{vc} << 32 | (p.routed ? uint64_t{p.out_port} + 1 : 0) << 40;
+  }
   void try_output(RouterId r, uint32_t out_port);
   void grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc);
   Time serialise(uint32_t wire, const Port& out) const;
@@ -201,6 +210,7 @@ class PacketNetwork final : public Backend {
   Route injection_;
   Time full_packet_time_;  // a full packet on the NIC link
   bool reference_;         // router.reference: the slow mode the fast paths are tested against
+  bool lookahead_;         // routing does not read credits: route one hop ahead (not in reference mode)
 
   // Per global port (router port_base + port), and per (global port, VC).
   std::vector<Port> ports_;

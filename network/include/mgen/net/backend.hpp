@@ -62,6 +62,8 @@ class Backend {
   virtual void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) = 0;
   // One of the backend's own events (its kind is in the context's range).
   virtual void dispatch(const simcore::Event& e) = 0;
+  // Starts loading the state `e` will touch (a hint: changes nothing).
+  virtual void prefetch(const simcore::Event& /*e*/) const {}
   virtual NetworkTotals totals() const = 0;
   // Per router output port (topology.port_base(r) + port): what crossed it. Null when the
   // backend has no router links (the links are then reported idle).

@@ -42,6 +42,9 @@ class NetworkModel {
   // Injects at engine.now(). A message of 0 bytes still sends one header-only packet.
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) { backend_->inject(src, dst, size, cookie); }
   void dispatch(const simcore::Event& e) { backend_->dispatch(e); }
+  void prefetch(const simcore::Event& e) const {
+    if (owns(e.kind)) backend_->prefetch(e);
+  }
 
   const Topology& topology() const { return topology_; }
   const Routing& routing() const { return routing_; }

@@ -85,9 +85,31 @@ class Engine {
     return processed_ - start;
   }
 
+  // As run(), and before handling each event, hands the event likely to come next to
+  // `prefetch` (which must not change anything): a model whose state is larger than the cache
+  // starts loading the next event's data while it handles this one.
+  template <class Dispatch, class Prefetch>
+  uint64_t run(Dispatch&& dispatch, Prefetch&& prefetch, Time until) {
+    stop_ = false;
+    const uint64_t start = processed_;
+    while (!queue_.empty() && !stop_) {
+      if (queue_.top().time > until) break;
+      const Event e = queue_.pop();
+      if (const Event* next = queue_.peek_hint(kPrefetchDistance)) prefetch(*next);
+      now_ = e.time;
+      ++processed_;
+      dispatch(e);
+    }
+    if (!stop_ && until != Time::max() && now_ < until) now_ = until;
+    return processed_ - start;
+  }
+
   void stop() { stop_ = true; }
 
  private:
+  // How far ahead of the event being handled prefetching looks. Measured on 16^3 and 32^3 tori
+  // (bench_network): 1 to 6 ahead are within noise of each other, all far better than none.
+  static constexpr size_t kPrefetchDistance = 2;
   // Insertion-ordered events carry this bit in their sequence number; canonical ones do not.
   static constexpr uint64_t kInsertionOrder = uint64_t{1} << 63;
 

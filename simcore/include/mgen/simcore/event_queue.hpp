@@ -123,6 +123,14 @@ class EventQueue {
     return *best;
   }
 
+  // The next event of the bucket being consumed, if it is at hand (else null): a hint for
+  // prefetching, not necessarily the next event popped.
+  const Event* peek_hint(size_t ahead) const {
+    if (!open_) return nullptr;
+    const std::vector<Event>& cur = buckets_[current_ & mask_];
+    return pos_ + ahead < cur.size() ? &cur[pos_ + ahead] : nullptr;
+  }
+
   Event pop() {
     if (!open_ || (pos_ == buckets_[current_ & mask_].size() && late_.empty())) advance();
     std::vector<Event>& cur = buckets_[current_ & mask_];
