@@ -31,6 +31,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       age_arbitration_(config.router.arbitration == "age"),
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())),
+      full_dma_time_(transfer_time(Bytes(payload_max_), dma_bw_)),
       reference_(config.router.reference),
       lookahead_(!routing.adaptive() && !config.router.reference) {
   const size_t ports = topology.total_ports();
@@ -71,7 +72,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
 void PacketNetwork::return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t bytes) {
   // Credits for one link come from one downstream input port, whose packets leave in order,
   // so appending keeps the queue sorted by due time.
-  if (q.overflow_head == kNoId && q.count < CreditRing::kSlots) {
+  if (q.overflowing == 0 && q.count < CreditRing::kSlots) {
     const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
     q.at[i] = at;
     q.bytes[i] = bytes;
@@ -79,40 +80,37 @@ void PacketNetwork::return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t 
     ++q.count;
     return;
   }
-  uint32_t c;
-  if (free_pending_ != kNoId) {
-    c = free_pending_;
-    free_pending_ = pending_[c].next;
-  } else {
-    c = static_cast<uint32_t>(pending_.size());
-    pending_.emplace_back();
+  if (q.overflow == kNoId) {
+    q.overflow = static_cast<uint32_t>(overflow_.size());
+    overflow_.emplace_back();
   }
-  pending_[c] = PendingCredit{at, bytes, vc, kNoId};
-  if (q.overflow_tail == kNoId) {
-    q.overflow_head = c;
-  } else {
-    pending_[q.overflow_tail].next = c;
-  }
-  q.overflow_tail = c;
+  overflow_[q.overflow].q.push_back(PendingCredit{at, bytes, vc});
+  ++q.overflowing;
 }
 
 void PacketNetwork::absorb_credits(CreditRing& q, int32_t* credits, size_t stride, Time now) {
   for (;;) {
     if (q.count == 0) {
-      if (q.overflow_head == kNoId) return;
+      if (q.overflowing == 0) return;
       // Move the oldest overflow entries into the ring.
-      while (q.overflow_head != kNoId && q.count < CreditRing::kSlots) {
-        const uint32_t c = q.overflow_head;
+      CreditOverflow& o = overflow_[q.overflow];
+      while (q.overflowing != 0 && q.count < CreditRing::kSlots) {
+        const PendingCredit& c = o.q[o.head++];
         const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
-        q.at[i] = pending_[c].at;
-        q.bytes[i] = pending_[c].bytes;
-        q.vc[i] = static_cast<uint8_t>(pending_[c].vc);
+        q.at[i] = c.at;
+        q.bytes[i] = c.bytes;
+        q.vc[i] = static_cast<uint8_t>(c.vc);
         ++q.count;
-        q.overflow_head = pending_[c].next;
-        pending_[c].next = free_pending_;
-        free_pending_ = c;
+        --q.overflowing;
       }
-      if (q.overflow_head == kNoId) q.overflow_tail = kNoId;
+      if (q.overflowing == 0) {
+        o.q.clear();
+        o.head = 0;
+      } else if (o.head >= 64 && 2 * o.head >= o.q.size()) {
+        // A link that never drains (a long stream) must not grow its queue without end.
+        o.q.erase(o.q.begin(), o.q.begin() + static_cast<std::ptrdiff_t>(o.head));
+        o.head = 0;
+      }
     }
     if (q.at[q.first] > now) return;
     credits[q.vc[q.first] * stride] += static_cast<int32_t>(q.bytes[q.first]);
@@ -338,7 +336,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   Time head = now, ready = now;
   if (!msg.response) {
     const Time dma_start = simcore::max(msg.posted, nic.dma_free);
-    const Time dma_end = dma_start + transfer_time(Bytes(payload), dma_bw_);
+    const Time dma_end = dma_start + dma_time(payload);
     nic.dma_free = dma_end;
     head = simcore::max(now, dma_start + dma_latency_);
     ready = dma_end + dma_latency_;
@@ -396,7 +394,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   Time dma_end = p.tail;
   if (!response) {
     const Time dma_start = simcore::max(engine_.now(), nic.rx_dma_free);
-    dma_end = simcore::max(dma_start + transfer_time(Bytes(p.payload), dma_bw_), p.tail);
+    dma_end = simcore::max(dma_start + dma_time(p.payload), p.tail);
     nic.rx_dma_free = dma_end;
   }
   const RouterId r = topo_.endpoint_router(e);

@@ -109,7 +109,12 @@ class PacketNetwork final : public Backend {
     Time at;
     uint32_t bytes = 0;
     uint32_t vc = 0;
-    uint32_t next = kNoId;
+  };
+  // A ring's credits beyond its inline slots, in due order: entries [head, size) of `q`.
+  // Contiguous per link, so that refilling the ring reads one run of memory.
+  struct CreditOverflow {
+    std::vector<PendingCredit> q;
+    size_t head = 0;
   };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
   // side of the port it arrived on and the output side of the port it leaves by.
@@ -128,14 +133,15 @@ class PacketNetwork final : public Backend {
   };
   static_assert(sizeof(Port) <= 64, "one cache line per port");
   // Credits on their way back over one link, in due order: up to four inline (one cache line),
-  // any more in a pooled list behind them.
+  // any more in the link's overflow queue behind them.
   struct alignas(64) CreditRing {
     static constexpr uint32_t kSlots = 4;
     Time at[kSlots];
     uint32_t bytes[kSlots] = {};
     uint8_t vc[kSlots] = {};
     uint8_t first = 0, count = 0;
-    uint32_t overflow_head = kNoId, overflow_tail = kNoId;
+    uint32_t overflow = kNoId;  // index into overflow_, once the ring has overflowed
+    uint32_t overflowing = 0;   // entries waiting there
   };
   static_assert(sizeof(CreditRing) == 64, "one cache line per credit ring");
   // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
@@ -209,8 +215,13 @@ class PacketNetwork final : public Backend {
   bool age_arbitration_;
   Route injection_;
   Time full_packet_time_;  // a full packet on the NIC link
-  bool reference_;         // router.reference: the slow mode the fast paths are tested against
-  bool lookahead_;         // routing does not read credits: route one hop ahead (not in reference mode)
+  Time full_dma_time_;     // a full payload through the DMA engine
+  // DMA time of a payload, without a division for full ones.
+  Time dma_time(uint32_t payload) const {
+    return payload == payload_max_ ? full_dma_time_ : simcore::transfer_time(Bytes(payload), dma_bw_);
+  }
+  bool reference_;  // router.reference: the slow mode the fast paths are tested against
+  bool lookahead_;  // routing does not read credits: route one hop ahead (not in reference mode)
 
   // Per global port (router port_base + port), and per (global port, VC).
   std::vector<Port> ports_;
@@ -218,8 +229,7 @@ class PacketNetwork final : public Backend {
   std::vector<PortVc> vc_;         // per port, VCs at a power-of-two stride (1 << vc_shift_)
   uint32_t vc_shift_ = 0;
   std::vector<LinkStats> link_stats_;  // per output port
-  std::vector<PendingCredit> pending_;
-  uint32_t free_pending_ = kNoId;
+  std::vector<CreditOverflow> overflow_;
 
   std::vector<Nic> nics_;
   std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input
