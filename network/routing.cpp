@@ -43,6 +43,12 @@ Routing::Routing(const Topology& topology, const RouterConfig& config)
                                                     topology.kind_name(), valid));
   }
   algo_ = entry->algo;
+  if (cube) {
+    for (uint32_t d = 0; d < topology.dims().size(); ++d) {
+      const uint32_t k = topology.dims()[d];
+      dim_.push_back(Dim{k, topology.channels()[d], k == 1 ? kNoId : topology.torus_port(d, 0, 0)});
+    }
+  }
   if (vcs_ < 1 || vcs_ > 64) throw ConfigError("router.vcs", fmt::format("{} virtual channels; 1 to 64 allowed", vcs_));
   const bool torus = topology.kind() == TopologyKind::kTorus && dateline_;
   if (algo_ == RoutingAlgo::kAdaptive) {
@@ -75,7 +81,11 @@ Route Routing::injection_vcs() const {
 
 Route Routing::route(RouterId r, EndpointId dst, uint32_t hash, RouteState& state, const int32_t* free_credits,
                      uint32_t wire_bytes) const {
-  if (topo_->endpoint_router(dst) == r) return {topo_->endpoint_port(dst), 0, 1};
+  const RouterId target = topo_->endpoint_router(dst);
+  if (target == r) return {topo_->endpoint_port(dst), 0, 1};
+  if (algo_ == RoutingAlgo::kDor || algo_ == RoutingAlgo::kHashed) {
+    return dimension_order(r, target, dst, hash, state, algo_ == RoutingAlgo::kHashed);
+  }
   if (is_cube(topo_->kind())) return route_cube(r, dst, hash, state, free_credits, wire_bytes);
   return route_tree(r, dst, hash, free_credits);
 }
@@ -84,11 +94,13 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
                                bool hashed) const {
   const Topology& t = *topo_;
   const bool torus = t.kind() == TopologyKind::kTorus;
-  for (uint32_t d = 0; d < t.dims().size(); ++d) {
-    const uint32_t c = t.coord(r, d);
-    const uint32_t tc = t.coord(target, d);
+  const uint16_t* here = t.coords(r);
+  const uint16_t* there = t.coords(target);
+  for (uint32_t d = 0; d < dim_.size(); ++d) {
+    const uint32_t c = here[d];
+    const uint32_t tc = there[d];
     if (c == tc) continue;
-    const uint32_t k = t.dims()[d];
+    const uint32_t k = dim_[d].k;
     uint32_t dir;
     if (!torus) {
       dir = tc > c ? 0 : 1;
@@ -102,9 +114,9 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
         dir = hashed ? (hash >> (d + 3)) & 1u : 0;  // both ways are minimal
       }
     }
-    const uint32_t channels = t.channels()[d];
+    const uint32_t channels = dim_[d].channels;
     const uint32_t ch = channels == 1 ? 0 : (hashed ? (hash >> 10) % channels : dst % channels);
-    const uint32_t port = t.torus_port(d, dir, ch);
+    const uint32_t port = dim_[d].port + dir * channels + ch;
     if (state.dim != d) state.crossed = 0;
     state.dim = static_cast<uint8_t>(d);
     // The wraparound link (k-1 -> 0 going +, 0 -> k-1 going -) is the dateline.

@@ -69,7 +69,15 @@ class Routing {
   Route dimension_order(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
                         bool hashed) const;
 
+  // Per dimension, what dimension-order routing reads on every hop, in one place.
+  struct Dim {
+    uint32_t k = 1;         // routers along the dimension
+    uint32_t channels = 1;  // parallel links per direction
+    uint32_t port = 0;      // port of channel 0 going + (going - adds `channels`)
+  };
+
   const Topology* topo_;
+  std::vector<Dim> dim_;
   RoutingAlgo algo_;
   uint32_t vcs_;
   bool dateline_;

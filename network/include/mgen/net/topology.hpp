@@ -73,6 +73,8 @@ class Topology {
   bool wraps() const { return kind_ == TopologyKind::kTorus; }
   uint32_t terminals_per_router() const { return terminals_; }
   uint32_t coord(RouterId r, uint32_t dim) const { return coords_[size_t{r} * dims_.size() + dim]; }
+  // All of a router's coordinates, one per dimension.
+  const uint16_t* coords(RouterId r) const { return &coords_[size_t{r} * dims_.size()]; }
   RouterId router_at(const std::vector<uint32_t>& coords) const;
   // Port for (dimension, direction 0 = + / 1 = -, channel); kNoId for a size-1 dimension.
   uint32_t torus_port(uint32_t dim, uint32_t dir, uint32_t channel) const;
