@@ -74,13 +74,13 @@ TEST_CASE("a burst into one bucket comes out in order and its memory is reused",
   for (int i = 0; i < 1000; ++i)
     p.push(at(p.now.count_ps() + static_cast<int64_t>(rng() % 200), rng() % 2 ? rng() % 64 : kInsertion | seq++));
   p.drain();
-  const size_t blocks = p.fast.slab_blocks();
+  const size_t nodes = p.fast.slab_nodes();
   const size_t open = p.fast.open_capacity();
-  CHECK(blocks >= 20000 / 8);
+  CHECK(nodes * EventQueue::kNodeEvents >= 20000);
   // The same burst again takes no new memory: the slab's nodes came back to its free list.
   burst(2 << 20);
   p.drain();
-  CHECK(p.fast.slab_blocks() == blocks);
+  CHECK(p.fast.slab_nodes() == nodes);
   CHECK(p.fast.open_capacity() == open);
   // A small bucket after the burst: the open array lets the burst's capacity go.
   p.push(at(3 << 20, kInsertion | seq++));
@@ -101,11 +101,11 @@ TEST_CASE("a hold model allocates nothing after warm-up", "[engine][calendar]") 
     }
   };
   hold(50000);
-  const size_t blocks = p.fast.slab_blocks();
+  const size_t nodes = p.fast.slab_nodes();
   hold(200000);
-  // Bucket occupancy fluctuates, so a few more partly filled blocks may be live at a peak;
+  // Bucket occupancy fluctuates, so a few more partly filled nodes may be live at a peak;
   // a leak (nodes never returned) would need thousands more.
-  CHECK(p.fast.slab_blocks() <= blocks + blocks / 10);
+  CHECK(p.fast.slab_nodes() <= nodes + nodes / 10);
   p.drain();
 }
 

@@ -8,18 +8,19 @@
 // beyond it. Network events land a link latency or a serialisation time ahead, so almost every
 // push is an append to an unsorted bucket, and a bucket is sorted once when time reaches it.
 //
-// Storage: one slab of nodes of eight events each, linked by 32-bit index. A bucket is a list
-// of nodes, newest first, only the newest partly filled; a push writes the event and bumps the
-// bucket's count, and takes a node from the free list every eighth time. Nodes of eight rather
-// than one event each keep a bucket's events in runs of 256 bytes: a large calendar reads a
-// bucket long after writing it, and chasing one link per event was 2.5x slower at a million
-// pending events (bench_engine). When time reaches a bucket, its events are copied (oldest
-// first, so mostly in order already) into one array and sorted, and its nodes go back to the
-// free list in one splice; after warm-up nothing is allocated per event. A bitmap of occupied
-// buckets makes skipping empty ones cheap. Memory follows the peak number of pending events,
-// never the number of buckets times the largest burst. The best width follows the spacing of
-// the events: about a nanosecond for packet hops, wider for message-level models (the network
-// model sets it).
+// Storage: one slab of nodes of 16 events each, linked by 32-bit index. A bucket is a list of
+// nodes, newest first, only the newest partly filled; a push writes the event and bumps the
+// bucket's count, and takes a node from the free list every 16th time. Nodes of several events
+// rather than one keep a bucket's events in runs of 512 bytes: a large calendar reads a bucket
+// long after writing it, and chasing one link per event halved bench_engine's rate at a
+// million pending events (8 events per node: 10% below the old vectors there, 16: level or
+// better; the network and rank benchmarks do not tell 1, 8 and 16 apart, docs/PERFORMANCE.md).
+// When time reaches a bucket, its events are copied (oldest first, so mostly in order already)
+// into one array and sorted, and its nodes go back to the free list in one splice; after
+// warm-up nothing is allocated per event. A bitmap of occupied buckets makes skipping empty
+// ones cheap. Memory follows the peak number of pending events, never the number of buckets
+// times the largest burst. The best width follows the spacing of the events: about a
+// nanosecond for packet hops, wider for message-level models (the network model sets it).
 #pragma once
 
 #include <algorithm>
@@ -82,6 +83,9 @@ class HeapQueue {
 
 class EventQueue {
  public:
+  // Events per slab node: a bucket is read in runs of 512 bytes.
+  static constexpr uint32_t kNodeEvents = 16;
+
   // At least 64 buckets (one bitmap word).
   explicit EventQueue(unsigned bucket_shift = 10, unsigned bucket_bits = 12)
       : shift_(bucket_shift),
@@ -92,13 +96,13 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   void reserve(size_t n) {
-    blocks_.reserve(n / kBlock);
-    links_.reserve(n / kBlock);
+    nodes_.reserve(n / kNodeEvents);
+    links_.reserve(n / kNodeEvents);
     far_.reserve(n / 8);
   }
   unsigned bucket_shift() const { return shift_; }
-  // Blocks in the slab, in use or free: what the buckets held at their peak.
-  size_t slab_blocks() const { return blocks_.size(); }
+  // Nodes in the slab, in use or free: what the buckets held at their peak.
+  size_t slab_nodes() const { return nodes_.size(); }
   // Capacity of the open bucket's array (the sorted copy of the bucket being consumed).
   size_t open_capacity() const { return open_.capacity(); }
 
@@ -156,10 +160,10 @@ class EventQueue {
     const uint64_t slot = next_occupied(current_ & mask_);
     if (slot == kNoSlot) return far_.top();
     const Bucket& b = buckets_[slot];
-    const Event* best = &blocks_[b.head].events[0];
+    const Event* best = &nodes_[b.head].events[0];
     uint32_t count = b.fill;
-    for (uint32_t n = b.head; n != kNil; n = links_[n], count = kBlock) {
-      for (const Event* e = blocks_[n].events; e != blocks_[n].events + count; ++e) {
+    for (uint32_t n = b.head; n != kNil; n = links_[n], count = kNodeEvents) {
+      for (const Event* e = nodes_[n].events; e != nodes_[n].events + count; ++e) {
         if (before(*e, *best)) best = e;
       }
     }
@@ -172,26 +176,25 @@ class EventQueue {
   static constexpr size_t kInsertionSortMax = 16;
   static constexpr size_t kCompactAfter = 1024;
   static constexpr size_t kRetainedEvents = 4096;
-  static constexpr uint32_t kBlock = 8;  // events per node: a bucket is read as runs of 256 bytes
 
-  struct Block {
-    Event events[kBlock];
+  struct Node {
+    Event events[kNodeEvents];
   };
-  // A list of blocks, newest first; only the newest is partly filled.
+  // A list of nodes, newest first; only the newest is partly filled.
   struct Bucket {
     uint32_t head = kNil;
-    uint32_t fill = kBlock;  // events in the head block (a full "no block" when empty)
+    uint32_t fill = kNodeEvents;  // events in the head node (a full "no node" when empty)
   };
 
   [[gnu::always_inline]] void append(uint64_t slot, const Event& e) {
     Bucket& b = buckets_[slot];
-    if (b.fill == kBlock) {
+    if (b.fill == kNodeEvents) {
       const uint32_t node = alloc();
       links_[node] = b.head;
       b.head = node;
       b.fill = 0;
     }
-    blocks_[b.head].events[b.fill++] = e;
+    nodes_[b.head].events[b.fill++] = e;
     occupied_[slot >> 6] |= uint64_t{1} << (slot & 63);
   }
 
@@ -211,10 +214,10 @@ class EventQueue {
   }
 
   [[gnu::noinline]] uint32_t grow() {
-    if (blocks_.size() >= kNil) throw std::length_error("the event calendar's slab is full");
-    blocks_.emplace_back();
+    if (nodes_.size() >= kNil) throw std::length_error("the event calendar's slab is full");
+    nodes_.emplace_back();
     links_.push_back(kNil);
-    return static_cast<uint32_t>(blocks_.size() - 1);
+    return static_cast<uint32_t>(nodes_.size() - 1);
   }
 
   // The open bucket's next event or the late heap's, whichever sorts first.
@@ -285,7 +288,7 @@ class EventQueue {
     }
     const uint64_t here = current_ & mask_;
     Bucket& b = buckets_[here];
-    // The list holds the newest block first; copied oldest first, the events keep their push
+    // The list holds the newest node first; copied oldest first, the events keep their push
     // order, which is mostly sorted already.
     chain_.clear();
     uint32_t tail = b.head;
@@ -293,7 +296,7 @@ class EventQueue {
       chain_.push_back(n);
       tail = n;
     }
-    const size_t n = b.fill + kBlock * (chain_.size() - 1);
+    const size_t n = b.fill + kNodeEvents * (chain_.size() - 1);
     open_.clear();
     pos_ = 0;
     if (open_.capacity() > kRetainedEvents && n < open_.capacity() / 8) {
@@ -303,8 +306,8 @@ class EventQueue {
     }
     open_.reserve(n);
     for (size_t i = chain_.size(); i-- > 1;)
-      open_.insert(open_.end(), blocks_[chain_[i]].events, blocks_[chain_[i]].events + kBlock);
-    open_.insert(open_.end(), blocks_[b.head].events, blocks_[b.head].events + b.fill);
+      open_.insert(open_.end(), nodes_[chain_[i]].events, nodes_[chain_[i]].events + kNodeEvents);
+    open_.insert(open_.end(), nodes_[b.head].events, nodes_[b.head].events + b.fill);
     links_[tail] = free_;
     free_ = b.head;
     b = Bucket{};
@@ -333,10 +336,10 @@ class EventQueue {
   uint64_t mask_;
   std::vector<Bucket> buckets_;
   std::vector<uint64_t> occupied_;  // one bit per bucket: its list is not empty
-  std::vector<Block> blocks_;       // the slab: node i's events...
+  std::vector<Node> nodes_;         // the slab: node i's events...
   std::vector<uint32_t> links_;     // ...and the next node of its list (bucket or free list)
   uint32_t free_ = kNil;
-  std::vector<uint32_t> chain_;  // scratch: the blocks of the bucket being opened
+  std::vector<uint32_t> chain_;  // scratch: the nodes of the bucket being opened
   std::vector<Event> open_;      // bucket current_ once opened, sorted; consumed from pos_
   size_t pos_ = 0;
   HeapQueue late_;        // pushed into the open bucket, sorting before its last event
