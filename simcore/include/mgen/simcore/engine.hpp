@@ -47,7 +47,7 @@ class Engine {
 
   // Schedules an event at absolute time `t`, which must not be in the past. Same-time events
   // run in the order they were scheduled.
-  void schedule(Time t, uint16_t kind, uint32_t target, uint16_t port = 0, uint64_t data = 0) {
+  [[gnu::always_inline]] void schedule(Time t, uint16_t kind, uint32_t target, uint16_t port = 0, uint64_t data = 0) {
     check(t);
     queue_.push(Event{t, kInsertionOrder | next_seq_++, target, kind, port, data});
   }
@@ -58,7 +58,8 @@ class Engine {
   // schedule them in another order. Kinds are compared modulo 2^15 (the top bit of the tie-break
   // marks insertion order). An event scheduled for now that sorts before the one being handled
   // runs next.
-  void schedule_canonical(Time t, uint16_t kind, uint32_t target, uint16_t port = 0, uint64_t data = 0) {
+  [[gnu::always_inline]] void schedule_canonical(Time t, uint16_t kind, uint32_t target, uint16_t port = 0,
+                                                 uint64_t data = 0) {
     check(t);
     ++next_seq_;
     const uint64_t key = (uint64_t{kind} << 48 | uint64_t{target} << 16 | port) & ~kInsertionOrder;
@@ -74,9 +75,8 @@ class Engine {
   uint64_t run(Dispatch&& dispatch, Time until = Time::max()) {
     stop_ = false;
     const uint64_t start = processed_;
-    while (!queue_.empty() && !stop_) {
-      if (queue_.top().time > until) break;
-      const Event e = queue_.pop();
+    Event e;
+    while (!stop_ && queue_.pop_until(until, e)) {
       now_ = e.time;
       ++processed_;
       dispatch(e);
@@ -92,9 +92,8 @@ class Engine {
   uint64_t run(Dispatch&& dispatch, Prefetch&& prefetch, Time until) {
     stop_ = false;
     const uint64_t start = processed_;
-    while (!queue_.empty() && !stop_) {
-      if (queue_.top().time > until) break;
-      const Event e = queue_.pop();
+    Event e;
+    while (!stop_ && queue_.pop_until(until, e)) {
       if (const Event* next = queue_.peek_hint(kPrefetchDistance)) prefetch(*next);
       now_ = e.time;
       ++processed_;
@@ -114,7 +113,11 @@ class Engine {
   static constexpr uint64_t kInsertionOrder = uint64_t{1} << 63;
 
   void check(Time t) const {
-    if (t < now_) throw std::logic_error("event scheduled in the past at " + std::to_string(t.count_ps()) + " ps");
+    if (t < now_) [[unlikely]]
+      in_the_past(t);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void in_the_past(Time t) {
+    throw std::logic_error("event scheduled in the past at " + std::to_string(t.count_ps()) + " ps");
   }
 
   EventQueue queue_;
