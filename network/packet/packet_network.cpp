@@ -61,6 +61,11 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       vc_[vc_index(static_cast<uint32_t>(gp), 0)].credits = rx_buffer;  // a NIC has one ejection buffer
     }
   }
+  upstream_.assign(ports, kNoId);
+  for (size_t gp = 0; gp < ports; ++gp) {
+    const Port& port = ports_[gp];
+    if (port.kind == PeerKind::kRouter) upstream_[gp] = topology.port_base(port.peer) + port.peer_port;
+  }
   nics_.assign(topology.endpoints(), Nic{});
   nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
   nic_rings_.assign(topology.endpoints(), CreditRing{});
@@ -235,6 +240,12 @@ void PacketNetwork::prefetch(const Event& e) const {
         __builtin_prefetch(&ports_[out_gp]);
         __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
         __builtin_prefetch(&rings_[out_gp]);
+        __builtin_prefetch(&link_stats_[out_gp]);
+      }
+      // The grant returns this input's credit to the upstream router's output.
+      if (const uint32_t up = upstream_[gp]; up != kNoId) {
+        __builtin_prefetch(&ports_[up]);
+        __builtin_prefetch(&rings_[up]);
       }
       break;
     }

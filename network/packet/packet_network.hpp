@@ -229,6 +229,9 @@ class PacketNetwork final : public Backend {
   std::vector<PortVc> vc_;         // per port, VCs at a power-of-two stride (1 << vc_shift_)
   uint32_t vc_shift_ = 0;
   std::vector<LinkStats> link_stats_;  // per output port
+  // Per input port fed by a router: the global number of the upstream output feeding it (its
+  // credits go back there), else kNoId. Compact, so the prefetch can read it without waiting.
+  std::vector<uint32_t> upstream_;
   std::vector<CreditOverflow> overflow_;
 
   std::vector<Nic> nics_;
