@@ -9,16 +9,12 @@
 
 static void stamp(unsigned char* block, long bytes, int from, int to, int iteration) {
   const int mark[3] = {from, to, iteration};
-  if (bytes >= (long)sizeof mark) {
-    memcpy(block, mark, sizeof mark);
-    memcpy(block + bytes - sizeof mark, mark, sizeof mark);
-  }
+  sbs_stamp(block, bytes, mark, 3);
 }
 
 static int stamped(const unsigned char* block, long bytes, int from, int to, int iteration) {
   const int mark[3] = {from, to, iteration};
-  if (bytes < (long)sizeof mark) return 1;
-  return memcmp(block, mark, sizeof mark) == 0 && memcmp(block + bytes - sizeof mark, mark, sizeof mark) == 0;
+  return sbs_stamped(block, bytes, mark, 3);
 }
 
 int main(int argc, char** argv) {

@@ -17,16 +17,12 @@ static const int kOpposite[DIRECTIONS] = {DOWN, UP, RIGHT, LEFT};
 
 static void stamp(unsigned char* buf, long bytes, int rank, int iteration) {
   const int mark[2] = {rank, iteration};
-  if (bytes >= (long)sizeof mark) {
-    memcpy(buf, mark, sizeof mark);
-    memcpy(buf + bytes - sizeof mark, mark, sizeof mark);
-  }
+  sbs_stamp(buf, bytes, mark, 2);
 }
 
 static int stamped(const unsigned char* buf, long bytes, int rank, int iteration) {
   const int mark[2] = {rank, iteration};
-  if (bytes < (long)sizeof mark) return 1;
-  return memcmp(buf, mark, sizeof mark) == 0 && memcmp(buf + bytes - sizeof mark, mark, sizeof mark) == 0;
+  return sbs_stamped(buf, bytes, mark, 2);
 }
 
 int main(int argc, char** argv) {

@@ -72,4 +72,21 @@ static inline void sbs_report(const char* fields, double elapsed, int ok) {
   }
 }
 
+/* Writes `mark` (`n` ints: sender, iteration, ...) at both ends of a message of `bytes`; a
+ * message too short for it is left as it is. */
+static inline void sbs_stamp(unsigned char* block, long bytes, const int* mark, int n) {
+  const size_t size = sizeof(int) * (size_t)n;
+  if (bytes >= (long)size) {
+    memcpy(block, mark, size);
+    memcpy(block + bytes - size, mark, size);
+  }
+}
+
+/* 1 if both ends of the message carry `mark` (or it is too short to carry it). */
+static inline int sbs_stamped(const unsigned char* block, long bytes, const int* mark, int n) {
+  const size_t size = sizeof(int) * (size_t)n;
+  if (bytes < (long)size) return 1;
+  return memcmp(block, mark, size) == 0 && memcmp(block + bytes - size, mark, size) == 0;
+}
+
 #endif /* SBS_H */
