@@ -50,13 +50,11 @@ double find_saturation(const mgen::net::NetworkConfig& net, mgen::traffic::Traff
   while (hi - lo > resolution) {
     t.load = (lo + hi) / 2;
     const mgen::traffic::TrafficResult r = mgen::traffic::run_traffic(net, t);
-    if (verbose) {
-      fmt::print(stderr, "  offered {:.4f}: accepted {:.4f}{}\n", t.load, r.accepted,
-                 r.saturated || r.accepted < 0.95 * t.load ? " saturated" : "");
-    }
     // Stricter than the generator's own test (90%): the bench wants the load where the network
     // stops keeping up, not where it has long given up.
     const bool saturated = r.saturated || r.accepted < 0.95 * t.load;
+    if (verbose)
+      fmt::print(stderr, "  offered {:.4f}: accepted {:.4f}{}\n", t.load, r.accepted, saturated ? " saturated" : "");
     (saturated ? hi : lo) = t.load;
   }
   return lo;

@@ -83,11 +83,15 @@ Route Routing::route(RouterId r, EndpointId dst, uint32_t hash, RouteState& stat
                      uint32_t wire_bytes) const {
   const RouterId target = topo_->endpoint_router(dst);
   if (target == r) return {topo_->endpoint_port(dst), 0, 1};
-  if (algo_ == RoutingAlgo::kDor || algo_ == RoutingAlgo::kHashed) {
-    return dimension_order(r, target, dst, hash, state, algo_ == RoutingAlgo::kHashed);
+  switch (algo_) {
+    case RoutingAlgo::kDor:
+    case RoutingAlgo::kHashed:
+      return dimension_order(r, target, dst, hash, state, algo_ == RoutingAlgo::kHashed);
+    case RoutingAlgo::kAdaptive:
+      return adaptive_cube(r, target, dst, hash, state, free_credits, wire_bytes);
+    default:
+      return route_tree(r, dst, hash, free_credits);
   }
-  if (is_cube(topo_->kind())) return route_cube(r, dst, hash, state, free_credits, wire_bytes);
-  return route_tree(r, dst, hash, free_credits);
 }
 
 Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
@@ -136,13 +140,10 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
   return {t.endpoint_port(dst), 0, 1};
 }
 
-Route Routing::route_cube(RouterId r, EndpointId dst, uint32_t hash, RouteState& state, const int32_t* free_credits,
-                          uint32_t wire_bytes) const {
+Route Routing::adaptive_cube(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
+                             const int32_t* free_credits, uint32_t wire_bytes) const {
   const Topology& t = *topo_;
-  const RouterId target = t.endpoint_router(dst);
-  if (algo_ != RoutingAlgo::kAdaptive || state.escape || free_credits == nullptr) {
-    return dimension_order(r, target, dst, hash, state, algo_ == RoutingAlgo::kHashed);
-  }
+  if (state.escape || free_credits == nullptr) return dimension_order(r, target, dst, hash, state, false);
   // Minimal adaptive: every productive (dimension, direction, channel); the one with the most
   // free adaptive-VC credit wins, ties to dimension order. No adaptive VC able to take the
   // whole packet anywhere -> escape network for the rest of the route.

@@ -60,25 +60,18 @@ class Generator : public net::MessageSink {
     destination(options_.pattern, t, 0, 0, options_);  // reject a bad pattern before simulating
     for (EndpointId e = 0; e < t.endpoints(); ++e)
       schedule_next(e, Time::zero());
-    TrafficResult r;
     if (options_.steady_events) return run_steady(wall_start);
     const Time limit = window_end_ + options_.drain_limit;
     engine_.run(
         [this](const Event& ev) {
-          if (net_.owns(ev.kind)) {
-            net_.dispatch(ev);
-          } else {
-            generate(ev.target);
-          }
+          handle(ev);
           if (engine_.now() >= window_end_ && outstanding_ == 0) engine_.stop();
         },
-        limit);
+        prefetch(), limit);
 
+    TrafficResult r;
     r.offered = options_.load;
-    const double capacity = static_cast<double>(t.endpoints()) *
-                            static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
-                            (window_end_ - window_start_).seconds();
-    r.accepted = static_cast<double>(window_wire_bytes_) / capacity;
+    r.accepted = static_cast<double>(window_wire_bytes_) / capacity(window_end_ - window_start_);
     r.measured = measured_;
     r.completed = latencies_.size();
     if (!latencies_.empty()) {
@@ -98,25 +91,15 @@ class Generator : public net::MessageSink {
       r.latency_max_ns = static_cast<double>(latencies_.back()) * 1e-3;
     }
     r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
-    r.events = engine_.events_processed();
-    r.packet_hops = net_.totals().packet_hops;
-    r.simulated = engine_.now();
     r.links = net_.links();
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    finish(r, wall_start);
     return r;
   }
 
   // Benchmark mode: warm up for options_.warmup of simulated time, then time a fixed number of
   // events. Only the event count is checked per event; the clocks are read twice.
   TrafficResult run_steady(std::chrono::steady_clock::time_point wall_start) {
-    auto dispatch = [this](const Event& ev) {
-      if (net_.owns(ev.kind)) {
-        net_.dispatch(ev);
-      } else {
-        generate(ev.target);
-      }
-    };
-    engine_.run(dispatch, options_.warmup);
+    engine_.run([this](const Event& ev) { handle(ev); }, prefetch(), options_.warmup);
     const uint64_t events0 = engine_.events_processed();
     const uint64_t hops0 = net_.totals().packet_hops;
     const Time sim0 = engine_.now();
@@ -127,10 +110,10 @@ class Generator : public net::MessageSink {
     const uint64_t stop_at = events0 + options_.steady_events;
     engine_.run(
         [&](const Event& ev) {
-          dispatch(ev);
+          handle(ev);
           if (engine_.events_processed() >= stop_at) engine_.stop();
         },
-        [this](const Event& ev) { net_.prefetch(ev); }, Time::max());
+        prefetch(), Time::max());
     const std::clock_t cpu1 = std::clock();
     const auto wall1 = std::chrono::steady_clock::now();
     TrafficResult r;
@@ -140,16 +123,38 @@ class Generator : public net::MessageSink {
     r.steady_simulated = engine_.now() - sim0;
     r.steady_wall_s = std::chrono::duration<double>(wall1 - wall0).count();
     r.steady_cpu_s = static_cast<double>(cpu1 - cpu0) / CLOCKS_PER_SEC;
-    const net::Topology& t = net_.topology();
-    const double capacity = static_cast<double>(t.endpoints()) *
-                            static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) * r.steady_simulated.seconds();
-    r.steady_accepted = capacity > 0 ? static_cast<double>(steady_bytes_) / capacity : 0;
+    const double bytes = capacity(r.steady_simulated);
+    r.steady_accepted = bytes > 0 ? static_cast<double>(steady_bytes_) / bytes : 0;
     r.accepted = r.steady_accepted;
+    finish(r, wall_start);
+    return r;
+  }
+
+  void handle(const Event& ev) {
+    if (net_.owns(ev.kind)) {
+      net_.dispatch(ev);
+    } else {
+      generate(ev.target);
+    }
+  }
+  // The engine's prefetch hook: the network loads an upcoming event's state early.
+  struct Prefetch {
+    const net::NetworkModel* net;
+    void operator()(const Event& ev) const { net->prefetch(ev); }
+  };
+  Prefetch prefetch() const { return Prefetch{&net_}; }
+  // Wire bytes every injection link together could carry in `span`.
+  double capacity(Time span) const {
+    const net::Topology& t = net_.topology();
+    return static_cast<double>(t.endpoints()) * static_cast<double>(t.endpoint_bandwidth().bytes_per_s()) *
+           span.seconds();
+  }
+  // The totals every run reports.
+  void finish(TrafficResult& r, std::chrono::steady_clock::time_point wall_start) const {
     r.events = engine_.events_processed();
     r.packet_hops = net_.totals().packet_hops;
     r.simulated = engine_.now();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    return r;
   }
 
   void on_message_sent(uint64_t, Time) override {}

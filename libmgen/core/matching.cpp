@@ -94,25 +94,23 @@ void World::log_message(RankId dst, const Request& receive, const Envelope& env)
                                        env.tag, receive.collective});
 }
 
-Status World::probe(Exec& r, uint64_t context, int src_world, int tag) {
+void World::block_probe(Exec& r, Block::Kind kind, uint64_t context, int src_world, int tag) {
   r.block = Block{};
-  r.block.kind = Block::kProbe;
+  r.block.kind = kind;
   r.block.context = context;
   r.block.src = src_world;
   r.block.tag = tag;
   block(r);
   r.block.kind = Block::kNone;
+}
+
+Status World::probe(Exec& r, uint64_t context, int src_world, int tag) {
+  block_probe(r, Block::kProbe, context, src_world, tag);
   return r.block.status;
 }
 
 bool World::iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* status) {
-  r.block = Block{};
-  r.block.kind = Block::kIprobe;
-  r.block.context = context;
-  r.block.src = src_world;
-  r.block.tag = tag;
-  block(r);
-  r.block.kind = Block::kNone;
+  block_probe(r, Block::kIprobe, context, src_world, tag);
   if (r.block.flag && status) *status = r.block.status;
   if (!r.block.flag) {
     r.clock += mpi_.poll_overhead;

@@ -245,6 +245,8 @@ class World : public net::MessageSink {
   void schedule_ops(Exec& r);
   void suspend(Exec& r);  // fiber side: park until resumed; unwinds if the run is stopping
   void block(Exec& r);    // fiber side: post the current Block and park
+  // probe / iprobe: post a probe Block for (context, source, tag) and park until it is answered.
+  void block_probe(Exec& r, Block::Kind kind, uint64_t context, int src_world, int tag);
   void block_on_requests(Exec& r, Block::Kind kind, const uint32_t* reqs, uint32_t n);  // fiber side
   bool evaluate_block(Exec& r);
   void wake_if_ready(Exec& r);

@@ -63,8 +63,9 @@ class Routing {
               uint32_t wire_bytes) const;
 
  private:
-  Route route_cube(RouterId r, EndpointId dst, uint32_t hash, RouteState& state, const int32_t* free_credits,
-                   uint32_t wire_bytes) const;
+  // Minimal adaptive on a mesh or torus, with its dimension-order escape network.
+  Route adaptive_cube(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
+                      const int32_t* free_credits, uint32_t wire_bytes) const;
   Route route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32_t* free_credits) const;
   Route dimension_order(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,
                         bool hashed) const;
