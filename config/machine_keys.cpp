@@ -52,14 +52,19 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.description = f.string(); }},
 
       {"network.backend",
-       "network model: \"packet\" (virtual cut-through), \"analytic\" (zero-load) or \"dimemas\" (L + S/B with "
-       "links and buses) (string)",
+       "network model: \"packet\" (virtual cut-through), \"flow\" (max-min fair flows on the same routes), "
+       "\"analytic\" (zero-load) or \"dimemas\" (L + S/B with links and buses) (string)",
        [](const Field& f, Loaded& m) { m.machine.network.backend = f.string(); }},
 
       {"analytic.nic_contention",
        "analytic backend: messages leave each NIC one after another and take turns at its ejection side, so "
        "ranks sharing a NIC share its bandwidth; no contention inside the network (bool)",
        [](const Field& f, Loaded& m) { m.machine.network.analytic.nic_contention = f.boolean(); }},
+
+      {"flow.reference",
+       "flow backend: re-solve every flow's rate on every change (slow; for checking the incremental solver) "
+       "(bool)",
+       [](const Field& f, Loaded& m) { m.machine.network.flow.reference = f.boolean(); }},
 
       {"dimemas.latency", "Dimemas model: latency L of every message (time)",
        [](const Field& f, Loaded& m) { m.machine.network.dimemas.latency = f.time(); }},

@@ -5,6 +5,7 @@
 
 #include "analytic/analytic_network.hpp"
 #include "dimemas/dimemas_network.hpp"
+#include "flow/flow_network.hpp"
 #include "mgen/net/backend.hpp"
 #include "packet/packet_network.hpp"
 
@@ -30,6 +31,8 @@ const std::vector<BackendEntry>& backend_registry() {
        kPacketKindEnd, kPacketBucketShift, make<PacketNetwork>},
       {"analytic", "zero-load cut-through pipeline per message: no contention; the packet model's oracle",
        AnalyticNetwork::kKindCount, kMessageBucketShift, make<AnalyticNetwork>},
+      {"flow", "max-min fair flows on the packet model's routes: contention at message-level cost",
+       FlowNetwork::kKindCount, kMessageBucketShift, make<FlowNetwork>},
       {"dimemas", "Dimemas: T = L + S/B per message, contention only for node links and buses ([dimemas])",
        DimemasNetwork::kKindCount, kMessageBucketShift, make<DimemasNetwork>},
   };

@@ -42,6 +42,7 @@ nlohmann::json machine_json(const config::MachineConfig& m) {
       {"source", m.source},
       {"backend", n.backend},
       {"analytic", {{"nic_contention", n.analytic.nic_contention}}},
+      {"flow", {{"reference", n.flow.reference}}},
       {"topology",
        {{"kind", n.topology.kind},
         {"dims", n.topology.dims},

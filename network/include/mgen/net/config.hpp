@@ -109,13 +109,21 @@ struct AnalyticConfig {
   bool nic_contention = false;
 };
 
+// The flow backend (network/flow/): max-min fair flows on the packet model's routes.
+struct FlowConfig {
+  // Reference mode: every change re-solves every flow from scratch instead of only the flows
+  // it reaches, so a test can check that incremental sharing changes nothing.
+  bool reference = false;
+};
+
 struct NetworkConfig {
-  std::string backend = "packet";  // "packet", "analytic" or "dimemas"
+  std::string backend = "packet";  // "packet", "flow", "analytic" or "dimemas"
   TopologyConfig topology;
   RouterConfig router;
   NicConfig nic;
   DimemasConfig dimemas;
   AnalyticConfig analytic;
+  FlowConfig flow;
 };
 
 // Checks values that no topology builder could make sense of; throws ConfigError.

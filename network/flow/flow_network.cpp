@@ -1,0 +1,611 @@
+#include "flow/flow_network.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace mgen::net {
+
+using simcore::Event;
+using simcore::transfer_time;
+
+namespace {
+
+constexpr double kPsPerS = 1e12;
+// Relative tolerance of the max-min conditions (rates and usages are sums of doubles).
+constexpr double kEps = 1e-9;
+// Packets sampled per message to weigh the links of a routing that spreads packets.
+constexpr uint64_t kRouteSamples = 16;
+
+double bytes_per_ps(Bandwidth b) {
+  return static_cast<double>(b.bytes_per_s()) / kPsPerS;
+}
+
+// The routing whose per-packet hash spreads a message's packets as the packet model's does. The
+// adaptive routings choose by credits the flow model does not have; they are taken as spreading
+// evenly over their minimal choices (hashed dimension order, random up ports).
+RouterConfig spread_config(const RouterConfig& c, const Routing& routing) {
+  RouterConfig s = c;
+  if (routing.algo() == RoutingAlgo::kAdaptive) s.routing = "hashed";
+  if (routing.algo() == RoutingAlgo::kAdaptiveUp) s.routing = "random";
+  return s;
+}
+
+}  // namespace
+
+FlowNetwork::FlowNetwork(const BackendContext& c)
+    : engine_(c.engine),
+      topo_(c.topology),
+      routing_(c.routing),
+      spread_(c.topology, spread_config(c.config.router, c.routing)),
+      hashed_(spread_.algo() == RoutingAlgo::kHashed || spread_.algo() == RoutingAlgo::kRandom),
+      sink_(c.sink),
+      kinds_(c.kinds),
+      model_(c.config, c.topology, c.routing),
+      endpoints_(c.topology.endpoints()),
+      payload_max_(c.config.nic.packet_payload.count()),
+      header_(static_cast<uint32_t>(c.config.nic.packet_header.count())),
+      fma_(c.config.nic.transport == "fma"),
+      reference_(c.config.flow.reference),
+      response_(static_cast<uint32_t>(c.config.nic.response_bytes.count())),
+      link_stats_(c.topology.total_ports()),
+      nic_stats_(c.topology.endpoints()) {
+  res_.resize(3 * size_t{endpoints_} + topo_.total_ports());
+  const double dma = bytes_per_ps(c.config.nic.dma_bandwidth);
+  const double sw = bytes_per_ps(c.config.router.switch_bandwidth);
+  for (EndpointId e = 0; e < endpoints_; ++e) {
+    res_[src_dma(e)].capacity = dma;
+    res_[inj_link(e)].capacity = bytes_per_ps(topo_.endpoint_bandwidth());
+    res_[rx_dma(e)].capacity = dma;
+  }
+  // A router output serves a packet in max(w / link, w / crossbar).
+  for (uint32_t gp = 0; gp < topo_.total_ports(); ++gp)
+    res_[port_res(gp)].capacity = std::min(bytes_per_ps(topo_.link_at(gp).bandwidth), sw);
+}
+
+// ---------------------------------------------------------------- injection
+
+void FlowNetwork::add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef,
+                            std::vector<Use>& uses, uint32_t* hops) {
+  const size_t first = uses.size();
+  const uint64_t samples = hashed_ ? std::min(packets, kRouteSamples) : 1;
+  const double weight = coef / static_cast<double>(samples);
+  for (uint64_t j = 0; j < samples; ++j) {
+    // The packet model's hash of packet j of message `seq`.
+    const uint32_t hash = mix_hash((uint64_t{seq} << 32) | j);
+    RouteState state;
+    RouterId r = topo_.endpoint_router(src);
+    uint32_t n = 0;
+    for (uint32_t guard = 0;; ++guard) {
+      if (guard > topo_.routers() + 1) {
+        throw std::logic_error(fmt::format("routing from endpoint {} to {} does not terminate", src, dst));
+      }
+      const Route route = spread_.route(r, dst, hash, state, nullptr, 0);
+      const uint32_t gp = topo_.port_base(r) + route.port;
+      const uint32_t id = port_res(gp);
+      auto it = std::find_if(uses.begin() + static_cast<std::ptrdiff_t>(first), uses.end(),
+                             [id](const Use& u) { return u.res == id; });
+      if (it == uses.end()) {
+        uses.push_back(Use{id, 0, weight});
+      } else {
+        it->coef += weight;
+      }
+      ++n;
+      const PortLink& link = topo_.link_at(gp);
+      if (link.kind == PeerKind::kEndpoint) break;
+      r = link.peer;
+    }
+    if (hops && j == 0) *hops = n;
+  }
+}
+
+void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) {
+  if (src >= endpoints_ || dst >= endpoints_) {
+    throw std::out_of_range(
+        fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, endpoints_));
+  }
+  const Time now = engine_.now();
+  uint32_t id;
+  if (free_flows_ != kNoId) {
+    id = free_flows_;
+    free_flows_ = flows_[id].next_free;
+  } else {
+    id = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[id];
+  std::vector<Use> uses = std::move(f.uses);
+  f = Flow{};
+  uses.clear();
+  f.cookie = cookie;
+  f.posted = now;
+  f.last = now;
+
+  const uint64_t payload = size.count();
+  const uint64_t packets = payload == 0 ? 1 : (payload + payload_max_ - 1) / payload_max_;
+  const uint64_t wire = payload + packets * header_;
+  const double w = static_cast<double>(wire);
+  const uint32_t seq = seq_++;
+
+  // The resources and how much of each a wire byte of this message takes.
+  if (payload > 0) {
+    uses.push_back(Use{src_dma(src), 0, static_cast<double>(payload) / w});
+    uses.push_back(Use{rx_dma(dst), 0, static_cast<double>(payload) / w});
+  }
+  uses.push_back(Use{inj_link(src), 0, 1.0});
+  uint32_t hops = 0;
+  add_route(src, dst, packets, seq, 1.0, uses, &hops);
+  if (fma_) {
+    // Every put packet is answered by a response of response_ bytes on the reverse path.
+    const double back = static_cast<double>(packets * response_) / w;
+    uses.push_back(Use{inj_link(dst), 0, back});
+    add_route(dst, src, packets, seq, back, uses, nullptr);
+  }
+  f.uses = std::move(uses);
+
+  // Alone on the network: the tightest of its resources, and the zero-load closed form.
+  double alone = std::numeric_limits<double>::infinity();
+  for (const Use& u : f.uses)
+    alone = std::min(alone, res_[u.res].capacity / u.coef);
+  f.alone = alone;
+  const ZeroLoadModel::Timing t = model_.zero_load(src, dst, size, now);
+  const int64_t x = std::max<int64_t>(1, std::llround(w / alone));
+  f.rem = static_cast<double>(x);
+  f.ls = (t.sent - now).count_ps() - x;
+  f.ld = Time::ps(std::max<int64_t>(0, (t.delivered - now).count_ps() - x));
+
+  // Statistics: what the message puts on each link.
+  for (const Use& u : f.uses) {
+    if (u.res < 3 * endpoints_) continue;
+    const uint32_t gp = u.res - 3 * endpoints_;
+    LinkStats& l = link_stats_[gp];
+    const double bytes = w * u.coef;
+    l.bytes += static_cast<uint64_t>(std::llround(bytes));
+    l.packets += static_cast<uint64_t>(std::llround(static_cast<double>(packets) * std::min(1.0, u.coef)));
+    l.busy += Time::ps(std::llround(bytes / res_[u.res].capacity));
+  }
+  LinkStats& nic = nic_stats_[src];
+  nic.bytes += wire;
+  nic.packets += packets;
+  nic.busy += transfer_time(Bytes(wire), topo_.endpoint_bandwidth());
+  ++live_;
+  ++totals_.messages_injected;
+  totals_.packets += packets;
+  totals_.packet_hops += packets * (hops + 1);  // the injection link, then each router output
+  totals_.payload_bytes += payload;
+
+  attach(id);
+  touch(f);
+  // The first start at a picosecond is solved at once; more starts at the same picosecond share
+  // one solve (an all-to-all posts hundreds at once).
+  if (solve_at_ == now) return;
+  if (last_inline_ == now) {
+    schedule_solve();
+    return;
+  }
+  last_inline_ = now;
+  solve();
+  ensure_wake();
+}
+
+void FlowNetwork::schedule_solve() {
+  const Time now = engine_.now();
+  if (solve_at_ == now) return;
+  solve_at_ = now;
+  engine_.schedule(now, kinds_[kSolve], 0);
+}
+
+void FlowNetwork::attach(uint32_t id) {
+  Flow& f = flows_[id];
+  for (uint32_t i = 0; i < f.uses.size(); ++i) {
+    Use& u = f.uses[i];
+    Resource& r = res_[u.res];
+    u.slot = static_cast<uint32_t>(r.members.size());
+    r.members.push_back(Member{id, i});
+  }
+  f.active = true;
+}
+
+void FlowNetwork::detach(uint32_t id) {
+  Flow& f = flows_[id];
+  for (const Use& u : f.uses) {
+    Resource& r = res_[u.res];
+    const uint32_t last = static_cast<uint32_t>(r.members.size() - 1);
+    if (u.slot != last) {
+      const Member moved = r.members[last];
+      r.members[u.slot] = moved;
+      flows_[moved.flow].uses[moved.use].slot = u.slot;
+    }
+    r.members.pop_back();
+    r.usage -= u.coef * f.rate;
+    if (r.members.empty()) r.usage = 0;
+  }
+  if (f.bottleneck != kNoId) --res_[f.bottleneck].bottlenecked;
+  f.bottleneck = kNoId;
+  f.rate = 0;
+  f.active = false;
+}
+
+void FlowNetwork::touch(const Flow& f) {
+  for (const Use& u : f.uses)
+    seeds_.push_back(u.res);
+}
+
+// ---------------------------------------------------------------- max-min sharing
+
+// Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
+// conditions pull in), holding every other flow's rate fixed.
+void FlowNetwork::solve() {
+  if (seeds_.empty()) return;
+  ++solves_;
+  if (reference_) {
+    // Every flow, from scratch: old rates and bottlenecks are forgotten first.
+    seeds_.clear();
+    for (uint32_t r = 0; r < res_.size(); ++r) {
+      if (!res_[r].members.empty()) seeds_.push_back(r);
+    }
+  }
+  const uint32_t epoch = ++epoch_;
+  set_.clear();
+  auto add_flow = [&](uint32_t id) {
+    Flow& f = flows_[id];
+    if (f.mark == epoch || !f.active) return;
+    f.mark = epoch;
+    set_.push_back(id);
+  };
+  for (uint32_t r : seeds_) {
+    for (const Member& m : res_[r].members)
+      add_flow(m.flow);
+  }
+  seeds_.clear();
+  if (set_.empty()) return;
+
+  for (;;) {
+    solved_flows_ += set_.size();
+    // The resources of the set, with the capacity the fixed flows leave them.
+    rlist_.clear();
+    const uint32_t rmark = ++epoch_;
+    for (uint32_t id : set_) {
+      Flow& f = flows_[id];
+      f.frozen = false;
+      f.new_rate = 0;
+      f.new_bottleneck = kNoId;
+      for (const Use& u : f.uses) {
+        Resource& r = res_[u.res];
+        if (r.mark != rmark) {
+          r.mark = rmark;
+          r.local = static_cast<uint32_t>(rlist_.size());
+          rlist_.push_back(u.res);
+          r.fixed = r.usage;
+          r.wsum = 0;
+          r.unfrozen = 0;
+          r.old_b = 0;
+          r.new_b = 0;
+          r.max_new = 0;
+        }
+        r.fixed -= u.coef * f.rate;
+        r.wsum += u.coef;
+        ++r.unfrozen;
+      }
+      if (f.bottleneck != kNoId) ++res_[f.bottleneck].old_b;
+    }
+    // The set's flows per resource (CSR).
+    csr_start_.assign(rlist_.size() + 1, 0);
+    for (uint32_t id : set_) {
+      for (const Use& u : flows_[id].uses)
+        ++csr_start_[res_[u.res].local + 1];
+    }
+    for (size_t i = 0; i < rlist_.size(); ++i)
+      csr_start_[i + 1] += csr_start_[i];
+    csr_flows_.resize(csr_start_.back());
+    {
+      std::vector<uint32_t>& fill = added_;  // reused as the fill cursor
+      fill.assign(csr_start_.begin(), csr_start_.end() - 1);
+      for (uint32_t id : set_) {
+        for (const Use& u : flows_[id].uses)
+          csr_flows_[fill[res_[u.res].local]++] = id;
+      }
+    }
+
+    // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
+    // freezes its flows at that rate. Ties go to the lower resource number.
+    pq_.clear();
+    auto key = [](const Resource& r) { return r.unfrozen == 0 ? 0.0 : std::max(0.0, r.left) / r.wsum; };
+    for (uint32_t rid : rlist_) {
+      Resource& r = res_[rid];
+      r.left = std::max(0.0, r.capacity - r.fixed);
+      r.version = 0;
+      pq_.emplace_back(key(r), rid);
+    }
+    auto cmp = [](const std::pair<double, uint32_t>& a, const std::pair<double, uint32_t>& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    };
+    std::make_heap(pq_.begin(), pq_.end(), cmp);
+    double level = 0;
+    size_t unfrozen_flows = set_.size();
+    while (!pq_.empty() && unfrozen_flows > 0) {
+      std::pop_heap(pq_.begin(), pq_.end(), cmp);
+      const auto [k, rid] = pq_.back();
+      pq_.pop_back();
+      Resource& r = res_[rid];
+      if (r.unfrozen == 0 || k != key(r)) continue;  // done, or a stale entry
+      level = std::max(level, k);
+      for (uint32_t i = csr_start_[r.local]; i < csr_start_[r.local + 1]; ++i) {
+        Flow& f = flows_[csr_flows_[i]];
+        if (f.frozen) continue;
+        f.frozen = true;
+        f.new_rate = level;
+        f.new_bottleneck = rid;
+        ++r.new_b;
+        --unfrozen_flows;
+        for (const Use& u : f.uses) {
+          Resource& q = res_[u.res];
+          q.left -= u.coef * level;
+          q.wsum -= u.coef;
+          --q.unfrozen;
+          q.max_new = std::max(q.max_new, level);
+          if (u.res != rid && q.unfrozen > 0) {
+            pq_.emplace_back(key(q), u.res);
+            std::push_heap(pq_.begin(), pq_.end(), cmp);
+          }
+        }
+      }
+    }
+
+    // Where the set meets the fixed flows, check the max-min conditions.
+    added_.clear();
+    const uint32_t amark = epoch;
+    auto pull = [&](uint32_t id) {
+      Flow& g = flows_[id];
+      if (g.mark == amark) return;
+      g.mark = amark;
+      added_.push_back(id);
+    };
+    for (uint32_t rid : rlist_) {
+      Resource& r = res_[rid];
+      const size_t in_set = csr_start_[r.local + 1] - csr_start_[r.local];
+      if (r.members.size() == in_set) continue;  // no fixed flow here
+      const double usage = r.capacity - r.left;
+      const bool saturated = usage >= r.capacity * (1 - kEps);
+      // Fixed flows bottlenecked here stay so only if it is still full and no set flow is faster.
+      const uint32_t outside_b = r.bottlenecked - r.old_b;
+      if (outside_b > 0 && (!saturated || r.max_new > r.level * (1 + kEps))) {
+        for (const Member& m : r.members) {
+          const Flow& g = flows_[m.flow];
+          if (g.mark != epoch && g.bottleneck == rid) pull(m.flow);
+        }
+      }
+      // A set flow bottlenecked here must be at least as fast as every fixed flow here. Those
+      // are at most the old level when the resource was full with fixed flows bottlenecked here.
+      if (r.new_b > 0) {
+        const double lam = r.max_new;
+        const bool bounded = outside_b > 0 && r.level <= lam * (1 + kEps);
+        if (!bounded) {
+          for (const Member& m : r.members) {
+            const Flow& g = flows_[m.flow];
+            if (g.mark != epoch && g.rate > lam * (1 + kEps)) pull(m.flow);
+          }
+        }
+      }
+    }
+    if (added_.empty()) break;
+    for (uint32_t id : added_) {
+      flows_[id].mark = epoch;
+      set_.push_back(id);
+    }
+  }
+
+  // Commit: new rates, bottlenecks, usages and levels.
+  for (uint32_t rid : rlist_) {
+    Resource& r = res_[rid];
+    r.usage = r.members.empty() ? 0 : r.capacity - r.left;
+    if (r.usage < 0) r.usage = 0;
+    if (r.new_b > 0) r.level = r.max_new;
+  }
+  for (uint32_t id : set_) {
+    Flow& f = flows_[id];
+    if (f.bottleneck != f.new_bottleneck) {
+      if (f.bottleneck != kNoId) --res_[f.bottleneck].bottlenecked;
+      ++res_[f.new_bottleneck].bottlenecked;
+      f.bottleneck = f.new_bottleneck;
+    }
+    if (f.new_rate != f.rate) set_rate(id, f.new_rate);
+  }
+}
+
+void FlowNetwork::set_rate(uint32_t id, double rate) {
+  Flow& f = flows_[id];
+  const Time now = engine_.now();
+  if (f.rate > 0 && now > f.last) {
+    const double speed = f.rate / f.alone;
+    f.rem -= static_cast<double>((now - f.last).count_ps()) * speed;
+    if (f.rem < 0) f.rem = 0;
+  }
+  f.last = now;
+  f.rate = rate;
+  heap_update(id);
+}
+
+// ---------------------------------------------------------------- milestones
+
+// The next moment something happens to `f`: its sent point (when sent comes before the bytes
+// are done), else its bytes are done.
+Time FlowNetwork::milestone(const Flow& f) const {
+  if (f.rate <= 0) return Time::max();
+  const double target = (!f.sent && f.ls < 0) ? static_cast<double>(-f.ls) : 0.0;
+  const double work = std::max(0.0, f.rem - target);
+  const double speed = f.rate / f.alone;
+  const double dt = speed == 1.0 ? work : std::ceil(work / speed);
+  return f.last + Time::ps(static_cast<int64_t>(dt));
+}
+
+bool FlowNetwork::heap_less(uint32_t a, uint32_t b) const {
+  const Flow& fa = flows_[a];
+  const Flow& fb = flows_[b];
+  return fa.key != fb.key ? fa.key < fb.key : a < b;
+}
+
+void FlowNetwork::heap_up(uint32_t i) {
+  while (i > 0) {
+    const uint32_t parent = (i - 1) / 2;
+    if (!heap_less(heap_[i], heap_[parent])) break;
+    std::swap(heap_[i], heap_[parent]);
+    flows_[heap_[i]].heap = i;
+    flows_[heap_[parent]].heap = parent;
+    i = parent;
+  }
+}
+
+void FlowNetwork::heap_down(uint32_t i) {
+  const uint32_t n = static_cast<uint32_t>(heap_.size());
+  for (;;) {
+    const uint32_t l = 2 * i + 1, r = l + 1;
+    uint32_t best = i;
+    if (l < n && heap_less(heap_[l], heap_[best])) best = l;
+    if (r < n && heap_less(heap_[r], heap_[best])) best = r;
+    if (best == i) return;
+    std::swap(heap_[i], heap_[best]);
+    flows_[heap_[i]].heap = i;
+    flows_[heap_[best]].heap = best;
+    i = best;
+  }
+}
+
+void FlowNetwork::heap_update(uint32_t id) {
+  Flow& f = flows_[id];
+  f.key = milestone(f);
+  if (f.key == Time::max()) {
+    heap_remove(id);
+    return;
+  }
+  if (f.heap == kNoId) {
+    f.heap = static_cast<uint32_t>(heap_.size());
+    heap_.push_back(id);
+    heap_up(f.heap);
+  } else {
+    heap_up(f.heap);
+    heap_down(f.heap);
+  }
+}
+
+void FlowNetwork::heap_remove(uint32_t id) {
+  Flow& f = flows_[id];
+  const uint32_t i = f.heap;
+  if (i == kNoId) return;
+  f.heap = kNoId;
+  const uint32_t last = heap_.back();
+  heap_.pop_back();
+  if (last == id) return;
+  heap_[i] = last;
+  flows_[last].heap = i;
+  heap_up(i);
+  heap_down(flows_[last].heap);
+}
+
+void FlowNetwork::ensure_wake() {
+  if (heap_.empty()) return;
+  const Time next = flows_[heap_[0]].key;
+  if (!wakes_.empty() && *wakes_.begin() <= next) return;
+  wakes_.insert(next);
+  engine_.schedule(next, kinds_[kWake], 0);
+}
+
+void FlowNetwork::on_wake() {
+  const Time now = engine_.now();
+  if (auto it = wakes_.find(now); it != wakes_.end()) wakes_.erase(it);
+  finished_.clear();
+  while (!heap_.empty() && flows_[heap_[0]].key <= now) {
+    const uint32_t id = heap_[0];
+    Flow& f = flows_[id];
+    const double speed = f.rate / f.alone;
+    f.rem -= static_cast<double>((now - f.last).count_ps()) * speed;
+    f.last = now;
+    if (!f.sent && f.ls < 0 && f.rem > 0.5) {
+      // The sent point: the rest of the bytes are on their way (the sender's NIC is faster than
+      // the path's bottleneck).
+      f.rem = static_cast<double>(-f.ls);
+      f.sent = true;
+      heap_update(id);
+      sink_.on_message_sent(f.cookie, now);
+      continue;
+    }
+    heap_remove(id);
+    f.rem = 0;
+    touch(f);
+    detach(id);
+    finished_.push_back(id);
+  }
+  solve();
+  ensure_wake();
+  // Report after the state is consistent: the sink may inject at once.
+  for (uint32_t id : finished_)
+    finish(id);
+}
+
+void FlowNetwork::finish(uint32_t id) {
+  Flow& f = flows_[id];
+  const Time now = engine_.now();
+  if (!f.sent) {
+    if (f.ls <= 0) {
+      f.sent = true;
+      sink_.on_message_sent(flows_[id].cookie, now);
+    } else {
+      engine_.schedule(now + Time::ps(f.ls), kinds_[kSent], 0, 0, id);
+    }
+  }
+  engine_.schedule(now + flows_[id].ld, kinds_[kDelivered], 0, 0, id);
+}
+
+void FlowNetwork::release(uint32_t id) {
+  Flow& f = flows_[id];
+  if (!f.sent || !f.delivered) return;
+  f.next_free = free_flows_;
+  free_flows_ = id;
+}
+
+void FlowNetwork::dispatch(const Event& e) {
+  switch (e.kind - kinds_.begin) {
+    case kWake:
+      on_wake();
+      break;
+    case kSolve:
+      solve_at_ = Time::max();
+      solve();
+      ensure_wake();
+      break;
+    case kSent: {
+      const uint32_t id = static_cast<uint32_t>(e.data);
+      flows_[id].sent = true;
+      const uint64_t cookie = flows_[id].cookie;
+      release(id);
+      sink_.on_message_sent(cookie, e.time);
+      break;
+    }
+    case kDelivered: {
+      const uint32_t id = static_cast<uint32_t>(e.data);
+      Flow& f = flows_[id];
+      f.delivered = true;
+      const Time latency = e.time - f.posted;
+      ++totals_.messages_delivered;
+      totals_.latency_sum += latency;
+      totals_.latency_max = simcore::max(totals_.latency_max, latency);
+      --live_;
+      const uint64_t cookie = f.cookie;
+      release(id);
+      sink_.on_message_delivered(cookie, e.time);
+      break;
+    }
+    default:
+      throw std::logic_error(fmt::format("flow network got an event of unknown kind {}", e.kind));
+  }
+}
+
+double FlowNetwork::rate_of_message(uint32_t index) const {
+  if (index >= flows_.size() || !flows_[index].active) return 0;
+  return flows_[index].rate * kPsPerS;
+}
+
+}  // namespace mgen::net

@@ -1,0 +1,167 @@
+// Flow backend: every message is a flow over the route the packet model takes, sharing every
+// resource on it (source DMA engine, NIC injection link, router output links, the ejection link,
+// receive DMA engine; with the FMA transport also the responses' reverse path) max-min fairly.
+//
+// Timing. On an idle network a message takes exactly its zero-load closed form (ZeroLoadModel,
+// the analytic backend's timing): `X` is the time its bytes need at the rate of its own
+// bottleneck, and the rest of the closed form is latency, paid at the end (delivered = bytes done
+// + ld, sent = bytes done + ls; when ls < 0, sent is the moment the remaining work drops to -ls).
+// Under contention the flow progresses at `rate / alone`, its max-min rate over the rate it
+// would have alone, so only the bandwidth part stretches.
+//
+// Sharing. Rates are max-min fair (progressive filling): every resource's capacity is shared so
+// that no flow can get more without taking from one with less. A flow uses a resource in
+// proportion to its wire bytes: coefficient 1 on the links it crosses, payload / wire on DMA
+// engines, packets x response bytes / wire on the FMA reverse path, and the fraction of its
+// packets that cross a link when the routing spreads packets (hashed, random, adaptive).
+//
+// Incremental. A change (a flow starts or ends) re-solves only the flows on the resources it
+// touched, with every other flow's rate held fixed; then it checks the max-min conditions where
+// the two meet (a flow's bottleneck resource is saturated and no flow on it is faster) and pulls
+// in the outside flows that fail them, until none does. Flows whose rate does not change keep
+// their completion time. Completions are kept in the backend's own heap; the engine holds one
+// wake-up for the earliest. Flows started at the same picosecond share one solve.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "analytic/zero_load.hpp"
+#include "mgen/net/backend.hpp"
+
+namespace mgen::net {
+
+class FlowNetwork final : public Backend {
+ public:
+  enum EventKind : uint16_t {
+    kWake,       // the earliest flow milestone is due
+    kSolve,      // flows started at this picosecond get their rates
+    kSent,       // data = flow
+    kDelivered,  // data = flow
+    kKindCount,
+  };
+
+  explicit FlowNetwork(const BackendContext& context);
+
+  void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
+  void dispatch(const simcore::Event& e) override;
+  NetworkTotals totals() const override { return totals_; }
+  const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
+  const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
+  uint64_t in_flight() const override { return live_; }
+
+  // For tests: a flow's current rate in bytes per second (0 once its bytes are through), and how
+  // many flows the solves have touched in total (the cost of incrementality).
+  double rate_of_message(uint32_t index) const;
+  uint64_t solved_flows() const { return solved_flows_; }
+  uint64_t solves() const { return solves_; }
+
+ private:
+  struct Use {
+    uint32_t res = 0;   // resource
+    uint32_t slot = 0;  // index of this flow in the resource's member list
+    double coef = 1;    // bytes of the resource per wire byte of the flow
+  };
+  struct Flow {
+    uint64_t cookie = 0;
+    Time posted;
+    Time last;            // when rem was last brought up to date
+    Time ld;              // delivered = bytes done + ld
+    int64_t ls = 0;       // sent = bytes done + ls (ps; negative: before the bytes are done)
+    double alone = 0;     // rate alone on the network, bytes/ps
+    double rate = 0;      // max-min rate, bytes/ps
+    double rem = 0;       // bandwidth work left, ps at rate `alone`
+    double new_rate = 0;  // a solve's candidate
+    uint32_t bottleneck = kNoId, new_bottleneck = kNoId;
+    uint32_t heap = kNoId;  // position in the milestone heap
+    Time key;               // its next milestone while in the heap
+    uint32_t mark = 0;      // solve epoch in which the flow is being re-solved
+    uint32_t next_free = kNoId;
+    bool active = false;  // on its resources
+    bool sent = false, delivered = false;
+    bool frozen = false;
+    std::vector<Use> uses;
+  };
+  struct Member {
+    uint32_t flow = 0;
+    uint32_t use = 0;  // index into the flow's uses
+  };
+  struct Resource {
+    double capacity = 0;  // bytes/ps
+    double usage = 0;     // sum of coef x rate over members
+    double level = 0;     // rate of the flows bottlenecked here
+    uint32_t bottlenecked = 0;
+    std::vector<Member> members;
+    // solve scratch
+    uint32_t mark = 0;
+    uint32_t local = 0;  // index in the solve's resource list
+    double fixed = 0, left = 0, wsum = 0, max_new = 0;
+    uint32_t unfrozen = 0, old_b = 0, new_b = 0, version = 0;
+  };
+
+  // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
+  // router output port (router-to-router links and ejection links).
+  uint32_t src_dma(EndpointId e) const { return e; }
+  uint32_t inj_link(EndpointId e) const { return endpoints_ + e; }
+  uint32_t rx_dma(EndpointId e) const { return 2 * endpoints_ + e; }
+  uint32_t port_res(uint32_t gp) const { return 3 * endpoints_ + gp; }
+
+  // Adds to `uses` the router output ports from `src` to `dst`, each weighted by `coef` times the
+  // fraction of the message's packets that cross it.
+  void add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef, std::vector<Use>& uses,
+                 uint32_t* hops);
+  void attach(uint32_t f);
+  void detach(uint32_t f);
+  void touch(const Flow& f);
+  void solve();
+  void schedule_solve();
+  // Brings `f`'s work up to now at its old rate, then moves it to its new rate.
+  void set_rate(uint32_t f, double rate);
+  Time milestone(const Flow& f) const;
+  void heap_update(uint32_t f);
+  void heap_remove(uint32_t f);
+  void heap_up(uint32_t i);
+  void heap_down(uint32_t i);
+  bool heap_less(uint32_t a, uint32_t b) const;
+  void ensure_wake();
+  void on_wake();
+  void finish(uint32_t f);
+  void release(uint32_t f);
+
+  simcore::Engine& engine_;
+  const Topology& topo_;
+  const Routing& routing_;
+  Routing spread_;    // the routing whose hashes spread packets like the packet model's
+  bool hashed_;       // packets of one message may take different routes
+  MessageSink& sink_;
+  simcore::KindRange kinds_;
+  ZeroLoadModel model_;
+  uint32_t endpoints_;
+  uint64_t payload_max_;
+  uint32_t header_;
+  bool fma_;
+  bool reference_;  // flow.reference: re-solve everything on every change
+  uint32_t response_;
+  uint32_t seq_ = 0;
+
+  std::vector<Resource> res_;
+  std::vector<Flow> flows_;
+  uint32_t free_flows_ = kNoId;
+  std::vector<uint32_t> heap_;  // flows by (next milestone, id)
+  std::multiset<Time> wakes_;   // wake-ups scheduled and not yet run
+  std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
+  Time solve_at_ = Time::max();  // a kSolve is pending at this time
+  Time last_inline_ = Time::max();
+  uint32_t epoch_ = 0;
+  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
+  // solve scratch
+  std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
+  std::vector<std::pair<double, uint32_t>> pq_;
+  std::vector<uint32_t> finished_;
+
+  std::vector<LinkStats> link_stats_, nic_stats_;
+  NetworkTotals totals_;
+};
+
+}  // namespace mgen::net
