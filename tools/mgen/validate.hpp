@@ -81,5 +81,7 @@ void nsim_barrier(Context& c);
 void breaking_band(Context& c);
 void dimemas(Context& c);
 void zipper(Context& c);
+// The flow backend against the packet backend (validate_flow.cpp).
+void flow_vs_packet(Context& c);
 
 }  // namespace mgen::cli::validate

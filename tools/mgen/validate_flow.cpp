@@ -1,0 +1,177 @@
+// `mgen validate --only flow`: the flow backend against the packet backend, its reference, on a
+// torus and on a fat tree. Each workload (halos, all-to-all and allreduce algorithms, a random
+// ring, NAS kernels) runs on both backends; a row per workload gives the flow backend's error of
+// the predicted time, and two rows check the median (<= 5%) and the worst case (<= 15%) of all
+// of them. The plot puts flow against packet for every workload.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "mgen/mgen.h"
+#include "nas.hpp"
+#include "validate.hpp"
+
+namespace mgen::cli::validate {
+
+namespace {
+
+struct Machine {
+  std::string name;
+  std::vector<std::string> overrides;
+};
+
+// A 2-D (or 3-D) halo: each rank exchanges `bytes` with its 4 (or 6) neighbours on a periodic
+// grid, Isend/Irecv then Waitall, `iterations` times.
+void halo(int rank, int size, int dims, int bytes, int iterations) {
+  // The most balanced grid: the largest factor not above the root, dimension by dimension.
+  int k[3] = {1, 1, 1};
+  int left = size;
+  for (int d = 0; d < dims; ++d) {
+    const int root = static_cast<int>(std::floor(std::pow(left, 1.0 / (dims - d)) + 1e-9));
+    int f = std::max(1, root);
+    while (left % f != 0)
+      --f;
+    k[d] = f;
+    left /= f;
+  }
+  k[dims - 1] *= left;
+  const int c[3] = {rank % k[0], (rank / k[0]) % k[1], rank / (k[0] * k[1])};
+  auto at = [&](int x, int y, int z) {
+    return ((x + k[0]) % k[0]) + k[0] * (((y + k[1]) % k[1]) + k[1] * ((z + k[2]) % k[2]));
+  };
+  std::vector<int> peers;
+  for (int d = 0; d < dims; ++d) {
+    for (const int s : {-1, 1}) {
+      int p[3] = {c[0], c[1], c[2]};
+      p[d] += s;
+      peers.push_back(at(p[0], p[1], p[2]));
+    }
+  }
+  std::vector<MGEN_Request> req(2 * peers.size());
+  for (int it = 0; it < iterations; ++it) {
+    for (size_t i = 0; i < peers.size(); ++i) {
+      MGEN_Irecv(nullptr, bytes, MGEN_BYTE, peers[i], static_cast<int>(i ^ 1), MGEN_COMM_WORLD, &req[2 * i]);
+      MGEN_Isend(nullptr, bytes, MGEN_BYTE, peers[i], static_cast<int>(i), MGEN_COMM_WORLD, &req[2 * i + 1]);
+    }
+    MGEN_Waitall(static_cast<int>(req.size()), req.data(), MGEN_STATUSES_IGNORE);
+  }
+}
+
+// Every rank sends `bytes` to its successor on a random ring (the same permutation everywhere)
+// and receives from its predecessor, `iterations` times.
+void random_ring(int rank, int size, int bytes, int iterations) {
+  std::vector<int> order(static_cast<size_t>(size));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(42);
+  std::shuffle(order.begin(), order.end(), rng);
+  const auto me = static_cast<size_t>(std::find(order.begin(), order.end(), rank) - order.begin());
+  const int next = order[(me + 1) % order.size()], prev = order[(me + order.size() - 1) % order.size()];
+  for (int it = 0; it < iterations; ++it) {
+    MGEN_Request r[2];
+    MGEN_Irecv(nullptr, bytes, MGEN_BYTE, prev, 0, MGEN_COMM_WORLD, &r[0]);
+    MGEN_Isend(nullptr, bytes, MGEN_BYTE, next, 0, MGEN_COMM_WORLD, &r[1]);
+    MGEN_Waitall(2, r, MGEN_STATUSES_IGNORE);
+  }
+}
+
+struct Workload {
+  std::string name;
+  std::vector<std::string> overrides;  // collective algorithm choices
+  std::function<void(int, int)> body;
+  const nas::Kernel* kernel = nullptr;
+  char cls = 'S';
+};
+
+double predict(const config::MachineConfig& m, uint32_t ranks, const Workload& w, double& cpu_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  double t = 0;
+  if (w.kernel) {
+    mpi::JobConfig job;
+    job.procs_per_node = 1;
+    job.stack_bytes = 256 * 1024;
+    const nas::Result r = nas::simulate(*w.kernel, nas::Problem{w.cls, static_cast<int>(ranks), 0},
+                                        mpi::MachineSetup{m.network, m.mpi, m.node, m.collectives}, job);
+    if (!r.report.ok) throw std::runtime_error(fmt::format("{} failed: {}", w.name, r.report.error));
+    t = r.time_s;
+  } else {
+    t = simulate(m, ranks, w.body).predicted_s();
+  }
+  cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+}  // namespace
+
+void flow_vs_packet(Context& c) {
+  const std::vector<Machine> machines = {
+      {"torus 8x8x8", {}},
+      {"fat tree 16-ary 2-tree", {"topology.kind=\"fattree\"", "topology.down=[16, 16]", "topology.up=[16]"}},
+  };
+  const std::vector<uint32_t> sizes = c.quick ? std::vector<uint32_t>{16} : std::vector<uint32_t>{64, 256};
+  const int iters = c.quick ? 2 : 5;
+  std::vector<Workload> workloads = {
+      {"2-D halo 4 x 64 KiB", {}, [=](int r, int s) { halo(r, s, 2, 65536, iters); }},
+      {"3-D halo 6 x 32 KiB", {}, [=](int r, int s) { halo(r, s, 3, 32768, iters); }},
+      {"random ring 1 MiB", {}, [=](int r, int s) { random_ring(r, s, 1 << 20, iters); }},
+  };
+  for (const char* algo : {"pairwise", "bruck", "linear"}) {
+    workloads.push_back({fmt::format("alltoall {} 4 KiB", algo),
+                         {fmt::format("collectives.alltoall=\"{}\"", algo)},
+                         [](int, int) { MGEN_Alltoall(nullptr, 4096, MGEN_BYTE, nullptr, 4096, MGEN_BYTE, MGEN_COMM_WORLD); }});
+  }
+  for (const char* algo : {"ring", "rabenseifner"}) {
+    workloads.push_back({fmt::format("allreduce {} 1 MiB", algo),
+                         {fmt::format("collectives.allreduce=\"{}\"", algo)},
+                         [](int, int) {
+                           MGEN_Allreduce(nullptr, nullptr, 131072, MGEN_DOUBLE, MGEN_SUM, MGEN_COMM_WORLD);
+                         }});
+  }
+  if (!c.quick) {
+    for (const char* k : {"is", "ft", "cg", "mg", "lu", "bt", "sp", "ep"})
+      workloads.push_back({fmt::format("NAS {} class A", k), {}, {}, nas::find(k), 'A'});
+  }
+
+  std::vector<double> errors;
+  Plot plot{"flow-vs-packet", "Predicted time: flow backend against packet backend", "packet (s)", "flow (s)",
+            true, true, {}};
+  Series points{"workloads", {}, "points pt 7"}, diagonal{"flow = packet", {}, "lines"};
+  double lo = 1e30, hi = 0;
+  for (const Machine& mach : machines) {
+    for (const uint32_t ranks : sizes) {
+      for (const Workload& w : workloads) {
+        if (w.kernel && !w.kernel->check(nas::Problem{w.cls, static_cast<int>(ranks), 0}).empty()) continue;
+        std::vector<std::string> over = mach.overrides;
+        over.insert(over.end(), w.overrides.begin(), w.overrides.end());
+        over.push_back("network.backend=\"packet\"");
+        double cpu_packet = 0, cpu_flow = 0;
+        const double packet = predict(config::load_default(over), ranks, w, cpu_packet);
+        over.back() = "network.backend=\"flow\"";
+        const double flow = predict(config::load_default(over), ranks, w, cpu_flow);
+        const double err = (flow - packet) / packet;
+        errors.push_back(std::abs(err));
+        c.number("flow vs packet", fmt::format("{}, {} ranks, {}", w.name, ranks, mach.name), packet * 1e6,
+                 flow * 1e6, 0.15, "us");
+        c.rows.back().error += fmt::format("  cpu {:.2f} s vs {:.2f} s", cpu_packet, cpu_flow);
+        points.xy.emplace_back(packet, flow);
+        lo = std::min(lo, packet);
+        hi = std::max(hi, packet);
+      }
+    }
+  }
+  std::sort(errors.begin(), errors.end());
+  const double median = errors.empty() ? 0 : errors[errors.size() / 2];
+  const double worst = errors.empty() ? 0 : errors.back();
+  c.claim("flow vs packet", "median error of the predicted time at most 5%", median <= 0.05,
+          fmt::format("median {:.2f}% over {} runs", 100 * median, errors.size()));
+  c.claim("flow vs packet", "worst error of the predicted time at most 15%", worst <= 0.15,
+          fmt::format("worst {:.2f}%", 100 * worst));
+  diagonal.xy = {{lo, lo}, {hi, hi}};
+  plot.series = {points, diagonal};
+  c.plots.push_back(plot);
+}
+
+}  // namespace mgen::cli::validate
