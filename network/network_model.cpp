@@ -6,10 +6,10 @@
 namespace mgen::net {
 
 void validate(const NetworkConfig& c) {
-  if (find_backend(c.backend) == nullptr) {
+  if (c.backend != "auto" && find_backend(c.backend) == nullptr) {
     std::string known;
     for (const BackendEntry& e : backend_registry())
-      known += fmt::format("{}{}", known.empty() ? "" : ", ", e.name);
+      known += fmt::format("{}{}", known.empty() ? "auto, " : ", ", e.name);
     throw ConfigError("network.backend", fmt::format("unknown backend '{}' (known: {})", c.backend, known));
   }
   if (c.dimemas.bandwidth.is_zero()) throw ConfigError("dimemas.bandwidth", "bandwidth must be greater than zero");
@@ -70,9 +70,10 @@ NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config,
     : config_(config),
       topology_(Topology::build(config)),
       routing_(topology_, config.router),
-      entry_(find_backend(config.backend)),
+      entry_(find_backend(config.backend == "auto" ? "packet" : config.backend)),
       oracle_(std::make_unique<ZeroLoadModel>(config_, topology_, routing_)) {
   if (entry_ == nullptr) validate(config_);  // names the unknown backend
+  config_.backend = entry_->name;
   kinds_ = engine.reserve_kinds(entry_->event_kinds);
   backend_ = entry_->make(BackendContext{engine, config_, topology_, routing_, sink, kinds_});
   // Only an idle engine can change its calendar: a model built beside pending events keeps it.

@@ -42,8 +42,23 @@ Rank& World::current() {
   return ranks_[exec(current_).rank];
 }
 
+namespace {
+
+// The job's network: "auto" becomes the backend for its number of ranks.
+net::NetworkConfig for_job(const net::NetworkConfig& network, const JobConfig& job) {
+  net::NetworkConfig n = network;
+  if (n.backend == "auto") n.backend = net::auto_backend(job.ranks);
+  return n;
+}
+
+}  // namespace
+
 World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const NodeConfig& node, const JobConfig& job)
-    : mpi_(mpi), node_(node), job_(job), network_(engine_, network, *this), transport_(engine_, network_, node, *this) {
+    : mpi_(mpi),
+      node_(node),
+      job_(job),
+      network_(engine_, for_job(network, job), *this),
+      transport_(engine_, network_, node, *this) {
   kinds_ = engine_.reserve_kinds(kKindCount);
   const net::Topology& t = network_.topology();
   if (job.ranks == 0) throw std::invalid_argument("a job needs at least one rank");

@@ -26,6 +26,7 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
   r.ok = out.ok;
   r.error = out.error;
   r.predicted = out.predicted;
+  r.backend = world.network().backend_name();
   r.drained = out.drained;
   r.events = world.engine().events_processed();
   r.messages = world.messages();

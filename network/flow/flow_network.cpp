@@ -230,8 +230,12 @@ void FlowNetwork::detach(uint32_t id) {
 }
 
 void FlowNetwork::touch(const Flow& f) {
-  for (const Use& u : f.uses)
+  for (const Use& u : f.uses) {
+    Resource& r = res_[u.res];
+    if (r.seeded == seed_round_) continue;  // once per solve: a burst touches a NIC many times
+    r.seeded = seed_round_;
     seeds_.push_back(u.res);
+  }
 }
 
 // ---------------------------------------------------------------- max-min sharing
@@ -242,7 +246,7 @@ void FlowNetwork::solve() {
   if (seeds_.empty()) return;
   ++solves_;
   if (reference_) {
-    // Every flow, from scratch: old rates and bottlenecks are forgotten first.
+    // Every flow, from scratch.
     seeds_.clear();
     for (uint32_t r = 0; r < res_.size(); ++r) {
       if (!res_[r].members.empty()) seeds_.push_back(r);
@@ -261,6 +265,7 @@ void FlowNetwork::solve() {
       add_flow(m.flow);
   }
   seeds_.clear();
+  ++seed_round_;
   if (set_.empty()) return;
 
   for (;;) {
@@ -373,6 +378,7 @@ void FlowNetwork::solve() {
       // Fixed flows bottlenecked here stay so only if it is still full and no set flow is faster.
       const uint32_t outside_b = r.bottlenecked - r.old_b;
       if (outside_b > 0 && (!saturated || r.max_new > r.level * (1 + kEps))) {
+        scanned_ += r.members.size();
         for (const Member& m : r.members) {
           const Flow& g = flows_[m.flow];
           if (g.mark != epoch && g.bottleneck == rid) pull(m.flow);
@@ -384,6 +390,7 @@ void FlowNetwork::solve() {
         const double lam = r.max_new;
         const bool bounded = outside_b > 0 && r.level <= lam * (1 + kEps);
         if (!bounded) {
+          scanned_ += r.members.size();
           for (const Member& m : r.members) {
             const Flow& g = flows_[m.flow];
             if (g.mark != epoch && g.rate > lam * (1 + kEps)) pull(m.flow);

@@ -56,6 +56,8 @@ class FlowNetwork final : public Backend {
   double rate_of_message(uint32_t index) const;
   uint64_t solved_flows() const { return solved_flows_; }
   uint64_t solves() const { return solves_; }
+  // Members of resources the max-min checks scanned.
+  uint64_t scanned() const { return scanned_; }
 
  private:
   struct Use {
@@ -95,7 +97,8 @@ class FlowNetwork final : public Backend {
     std::vector<Member> members;
     // solve scratch
     uint32_t mark = 0;
-    uint32_t local = 0;  // index in the solve's resource list
+    uint32_t seeded = 0;  // == seed_round_ while in seeds_
+    uint32_t local = 0;   // index in the solve's resource list
     double fixed = 0, left = 0, wsum = 0, max_new = 0;
     uint32_t unfrozen = 0, old_b = 0, new_b = 0, version = 0;
   };
@@ -132,8 +135,8 @@ class FlowNetwork final : public Backend {
   simcore::Engine& engine_;
   const Topology& topo_;
   const Routing& routing_;
-  Routing spread_;    // the routing whose hashes spread packets like the packet model's
-  bool hashed_;       // packets of one message may take different routes
+  Routing spread_;  // the routing whose hashes spread packets like the packet model's
+  bool hashed_;     // packets of one message may take different routes
   MessageSink& sink_;
   simcore::KindRange kinds_;
   ZeroLoadModel model_;
@@ -148,13 +151,14 @@ class FlowNetwork final : public Backend {
   std::vector<Resource> res_;
   std::vector<Flow> flows_;
   uint32_t free_flows_ = kNoId;
-  std::vector<uint32_t> heap_;  // flows by (next milestone, id)
-  std::multiset<Time> wakes_;   // wake-ups scheduled and not yet run
+  std::vector<uint32_t> heap_;   // flows by (next milestone, id)
+  std::multiset<Time> wakes_;    // wake-ups scheduled and not yet run
   std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
   Time solve_at_ = Time::max();  // a kSolve is pending at this time
   Time last_inline_ = Time::max();
   uint32_t epoch_ = 0;
-  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
+  uint32_t seed_round_ = 1;
+  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0, scanned_ = 0;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;

@@ -65,7 +65,7 @@ TEST_CASE("an unknown backend is refused, naming every registered one", "[backen
   c.backend = "flowz";
   std::string known;
   for (const BackendEntry& b : backend_registry())
-    known += (known.empty() ? "" : ", ") + std::string(b.name);
+    known += (known.empty() ? "auto, " : ", ") + std::string(b.name);
   CHECK_THROWS_WITH(validate(c), "unknown backend 'flowz' (known: " + known + ")");
   CHECK(find_backend("flowz") == nullptr);
 }

@@ -62,7 +62,8 @@ TEST_CASE("flow: hand-computed zero-load latency across the torus", "[flow]") {
   const Time head = Time::ns(140);
   // Head: two NIC links, three router links, four routers; then the last two packets stream
   // behind the first (the 1 TB/s DMA is never the bottleneck).
-  const Time expected = Time::ns(10) * 2 + Time::ps(600) * 3 + head * 4 + transfer_time(Bytes(2080), Bandwidth::gigabytes_per_second(4)) * 2 +
+  const Time expected = Time::ns(10) * 2 + Time::ps(600) * 3 + head * 4 +
+                        transfer_time(Bytes(2080), Bandwidth::gigabytes_per_second(4)) * 2 +
                         transfer_time(Bytes(5000 - 4096 + 32), Bandwidth::gigabytes_per_second(4));
   CHECK(h.latency(id) == expected);
 }

@@ -53,8 +53,9 @@ class ProgressReporter {
 // The end of a run or replay: the summary, the JSON report, the timeline.
 std::string seconds(double s);
 // The network backend as reports name it: "analytic, NIC contention" when that option is on, and
-// a note when the option is set for a backend that ignores it.
-std::string backend_label(const net::NetworkConfig& n);
+// a note when the option is set for a backend that ignores it. After a run, `answered` is the
+// backend that answered (network.backend = "auto" resolved for the job's size).
+std::string backend_label(const net::NetworkConfig& n, const std::string& answered = "");
 void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
                    const mpi::RunReport& r, const std::string& command);
 void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,

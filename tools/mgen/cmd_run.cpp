@@ -202,10 +202,16 @@ mpi::Progress ProgressReporter::callback() {
   };
 }
 
-std::string backend_label(const net::NetworkConfig& n) {
-  if (!n.analytic.nic_contention) return n.backend;
-  if (n.backend == "analytic") return "analytic, NIC contention";
-  return n.backend + "; analytic.nic_contention ignored";
+std::string backend_label(const net::NetworkConfig& n, const std::string& answered) {
+  const std::string name = answered.empty() ? n.backend : answered;
+  // "auto" names what it chose and why: packet up to kAutoPacketRanks ranks, flow beyond.
+  const std::string how =
+      n.backend == "auto" && !answered.empty()
+          ? fmt::format(", chosen by auto: packet up to {} ranks, flow beyond", net::kAutoPacketRanks)
+          : "";
+  if (!n.analytic.nic_contention) return name + how;
+  if (name == "analytic") return "analytic, NIC contention";
+  return name + how + "; analytic.nic_contention ignored";
 }
 
 std::string seconds(double s) {
@@ -214,8 +220,8 @@ std::string seconds(double s) {
 
 void print_summary(const std::string& program, const config::MachineConfig& m, const mpi::JobConfig& job,
                    const mpi::RunReport& r, const std::string& command) {
-  fmt::print("mgen {}: {} ranks of {} on {} ({} backend), {} rank(s) per node\n", command, job.ranks, program, m.name,
-             backend_label(m.network), job.procs_per_node);
+  fmt::print("mgen {}: {} ranks of {} on {} (backend {}), {} rank(s) per node\n", command, job.ranks, program, m.name,
+             backend_label(m.network, r.backend), job.procs_per_node);
   fmt::print("predicted time   {}\n", seconds(r.predicted_s()));
   double compute = 0, overhead = 0, wait = 0;
   const mpi::RankReport* slowest = &r.ranks.front();
@@ -290,6 +296,7 @@ void write_json_report(const std::string& path, const std::string& program, cons
                            {"ok", r.ok},
                            {"error", r.error},
                            {"predicted_time_s", r.predicted_s()},
+                           {"backend", r.backend},
                            {"drained_s", r.drained_s()},
                            {"predicted_ps", r.predicted.count_ps()},
                            {"drained_ps", r.drained.count_ps()},

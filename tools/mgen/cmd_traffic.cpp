@@ -131,7 +131,8 @@ int run_traffic(const TrafficCli& o) {
 
   const uint64_t size = t.message_size.count() ? t.message_size.count() : m.network.nic.packet_payload.count();
   fmt::print("mgen traffic {} on {} ({} backend), {} B messages, warm-up {}, window {}\n", o.pattern, m.name,
-             m.network.backend, size, config::format_time(t.warmup), config::format_time(t.measure));
+             m.network.backend == "auto" ? "packet" : m.network.backend, size, config::format_time(t.warmup),
+             config::format_time(t.measure));
   fmt::print("{:>8} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11} {:>8}\n", "offered", "accepted", "mean_ns", "p50_ns",
              "p99_ns", "max_ns", "messages", "events", "wall_s");
   nlohmann::json points = nlohmann::json::array();

@@ -82,7 +82,8 @@ const Reproduction kReproductions[] = {
     {"breaking-band", "Breaking Band §6-7, Fig. 17: latency, injection, what-if", breaking_band},
     {"dimemas", "Dimemas §3, Tables 1-3: T = L + S/B and the collective model", dimemas},
     {"zipper", "Leiden Zipper §3.3, Fig. 6: the forwarder's bandwidth and latency", zipper},
-    {"flow", "the flow backend against the packet backend: halos, all-to-all, allreduce, random ring, NAS", flow_vs_packet},
+    {"flow", "the flow backend against the packet backend: halos, all-to-all, allreduce, random ring, NAS",
+     flow_vs_packet},
 };
 
 void write_plot(const Plot& p, const fs::path& dir) {

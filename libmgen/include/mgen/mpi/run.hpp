@@ -66,6 +66,7 @@ struct MessageEvent {
 struct RunReport {
   bool ok = true;
   std::string error;        // the first error or the deadlock report
+  std::string backend;      // the network backend that answered ("auto" resolved)
   simcore::Time predicted;  // when the last rank finished
   simcore::Time drained;    // when the last simulated event happened
   double predicted_s() const { return predicted.seconds(); }

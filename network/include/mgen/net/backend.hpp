@@ -84,6 +84,15 @@ struct BackendEntry {
   std::unique_ptr<Backend> (*make)(const BackendContext& context);
 };
 
+// network.backend = "auto" (the default): the packet model for jobs of up to kAutoPacketRanks
+// ranks, the flow model (contention at message-level cost) beyond. Never a contention-blind
+// backend: analytic and dimemas are only used when named. A NetworkModel built without a job
+// (the traffic generator) resolves "auto" to the packet model.
+inline constexpr uint64_t kAutoPacketRanks = 256;
+inline const char* auto_backend(uint64_t ranks) {
+  return ranks <= kAutoPacketRanks ? "packet" : "flow";
+}
+
 // Every backend, in the order `mgen info` lists them (network/backends.cpp).
 const std::vector<BackendEntry>& backend_registry();
 // The entry named `name`, or null.

@@ -117,7 +117,9 @@ struct FlowConfig {
 };
 
 struct NetworkConfig {
-  std::string backend = "packet";  // "packet", "flow", "analytic" or "dimemas"
+  // "auto" (packet up to kAutoPacketRanks ranks, flow beyond), "packet", "flow", "analytic" or
+  // "dimemas" (mgen/net/backend.hpp).
+  std::string backend = "auto";
   TopologyConfig topology;
   RouterConfig router;
   NicConfig nic;
