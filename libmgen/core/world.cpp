@@ -47,7 +47,7 @@ namespace {
 // The job's network: "auto" becomes the backend for its number of ranks.
 net::NetworkConfig for_job(const net::NetworkConfig& network, const JobConfig& job) {
   net::NetworkConfig n = network;
-  if (n.backend == "auto") n.backend = net::auto_backend(job.ranks);
+  if (n.backend == "auto") n.backend = net::auto_backend(job.ranks, n.topology.kind);
   return n;
 }
 

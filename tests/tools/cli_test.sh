@@ -149,9 +149,11 @@ expect 2 "the dimemas backend has no packets" -- "$mgen" info --set nic.transpor
 printf '[analytic]\nnic_contention = "yes"\n' >"$work/contention.toml"
 expect 2 "contention.toml:2:[0-9]+: analytic.nic_contention" -- "$mgen" info -c "$work/contention.toml"
 expect 0 "backend +analytic, NIC contention" -- "$mgen" info --set network.backend=analytic --set analytic.nic_contention=true
-expect 0 "\\(backend packet, chosen by auto: packet up to 256 ranks, flow beyond; analytic.nic_contention ignored\\)" \
+expect 0 "\\(backend packet, chosen by auto: packet, or flow beyond 256 ranks on fat trees; analytic.nic_contention ignored\\)" \
   -- "$mgen" nas ep --class S -n 4 --set analytic.nic_contention=true
-expect 0 "\\(backend flow, chosen by auto" -- "$mgen" nas mg --class S -n 512
+expect 0 "\\(backend flow, chosen by auto" -- "$mgen" nas mg --class S -n 512 --set 'topology.kind="fattree"' \
+  --set 'topology.down=[32, 32]' --set 'topology.up=[32]'
+expect 0 "\\(backend packet, chosen by auto" -- "$mgen" nas mg --class S -n 512
 # Hopper's preset uses FMA puts; the analytic backend must still take it (README's NAS command).
 expect 0 "backend analytic" -- "$mgen" nas ep --class S -n 4 -c "$src/configs/hopper.toml" --set network.backend=analytic
 expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "$src/configs/sgi-origin-dimemas.toml"

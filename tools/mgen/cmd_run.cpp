@@ -204,10 +204,10 @@ mpi::Progress ProgressReporter::callback() {
 
 std::string backend_label(const net::NetworkConfig& n, const std::string& answered) {
   const std::string name = answered.empty() ? n.backend : answered;
-  // "auto" names what it chose and why: packet up to kAutoPacketRanks ranks, flow beyond.
+  // "auto" names what it chose and why.
   const std::string how =
       n.backend == "auto" && !answered.empty()
-          ? fmt::format(", chosen by auto: packet up to {} ranks, flow beyond", net::kAutoPacketRanks)
+          ? fmt::format(", chosen by auto: packet, or flow beyond {} ranks on fat trees", net::kAutoPacketRanks)
           : "";
   if (!n.analytic.nic_contention) return name + how;
   if (name == "analytic") return "analytic, NIC contention";

@@ -84,13 +84,17 @@ struct BackendEntry {
   std::unique_ptr<Backend> (*make)(const BackendContext& context);
 };
 
-// network.backend = "auto" (the default): the packet model for jobs of up to kAutoPacketRanks
-// ranks, the flow model (contention at message-level cost) beyond. Never a contention-blind
-// backend: analytic and dimemas are only used when named. A NetworkModel built without a job
-// (the traffic generator) resolves "auto" to the packet model.
+// network.backend = "auto" (the default): the packet model, except for jobs of more than
+// kAutoPacketRanks ranks on a fat tree or crossbar, which get the flow model (contention at
+// message-level cost; within 3% of the packet model there, docs/validation.md). On meshes and
+// tori the flow model is optimistic under heavy load (it does not model input-FIFO blocking), so
+// auto keeps the packet model there at every size. Never a contention-blind backend: analytic
+// and dimemas are only used when named. A NetworkModel built without a job (the traffic
+// generator) resolves "auto" to the packet model.
 inline constexpr uint64_t kAutoPacketRanks = 256;
-inline const char* auto_backend(uint64_t ranks) {
-  return ranks <= kAutoPacketRanks ? "packet" : "flow";
+inline const char* auto_backend(uint64_t ranks, const std::string& topology_kind) {
+  const bool tree = topology_kind == "fattree" || topology_kind == "crossbar";
+  return tree && ranks > kAutoPacketRanks ? "flow" : "packet";
 }
 
 // Every backend, in the order `mgen info` lists them (network/backends.cpp).

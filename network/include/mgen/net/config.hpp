@@ -117,8 +117,8 @@ struct FlowConfig {
 };
 
 struct NetworkConfig {
-  // "auto" (packet up to kAutoPacketRanks ranks, flow beyond), "packet", "flow", "analytic" or
-  // "dimemas" (mgen/net/backend.hpp).
+  // "auto" (packet; flow for more than kAutoPacketRanks ranks on fat trees), "packet", "flow",
+  // "analytic" or "dimemas" (mgen/net/backend.hpp).
   std::string backend = "auto";
   TopologyConfig topology;
   RouterConfig router;
