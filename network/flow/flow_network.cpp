@@ -150,7 +150,6 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   double alone = std::numeric_limits<double>::infinity();
   for (const Use& u : f.uses)
     alone = std::min(alone, res_[u.res].capacity / u.coef);
-  f.alone = alone;
   const ZeroLoadModel::Timing t = model_.zero_load(src, dst, size, now);
   const int64_t x = std::max<int64_t>(1, std::llround(w / alone));
   f.rem = static_cast<double>(x);
@@ -167,6 +166,13 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     l.packets += static_cast<uint64_t>(std::llround(static_cast<double>(packets) * std::min(1.0, u.coef)));
     l.busy += Time::ps(std::llround(bytes / res_[u.res].capacity));
   }
+  // Rates count packets, not bytes: routers and NICs take turns a packet at a time, so a
+  // one-packet message (a rendezvous request) sharing a link with a long one waits a whole
+  // packet of it, not a share of its own few bytes. A use's coefficient becomes bytes per packet.
+  const double per_packet = w / static_cast<double>(packets);
+  for (Use& u : f.uses)
+    u.coef *= per_packet;
+  f.alone = alone / per_packet;
   LinkStats& nic = nic_stats_[src];
   nic.bytes += wire;
   nic.packets += packets;
@@ -608,11 +614,6 @@ void FlowNetwork::dispatch(const Event& e) {
     default:
       throw std::logic_error(fmt::format("flow network got an event of unknown kind {}", e.kind));
   }
-}
-
-double FlowNetwork::rate_of_message(uint32_t index) const {
-  if (index >= flows_.size() || !flows_[index].active) return 0;
-  return flows_[index].rate * kPsPerS;
 }
 
 }  // namespace mgen::net

@@ -51,9 +51,7 @@ class FlowNetwork final : public Backend {
   const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
   uint64_t in_flight() const override { return live_; }
 
-  // For tests: a flow's current rate in bytes per second (0 once its bytes are through), and how
-  // many flows the solves have touched in total (the cost of incrementality).
-  double rate_of_message(uint32_t index) const;
+  // The cost of incrementality: solves, and the flows they re-solved in total.
   uint64_t solved_flows() const { return solved_flows_; }
   uint64_t solves() const { return solves_; }
   // Members of resources the max-min checks scanned.
@@ -63,7 +61,7 @@ class FlowNetwork final : public Backend {
   struct Use {
     uint32_t res = 0;   // resource
     uint32_t slot = 0;  // index of this flow in the resource's member list
-    double coef = 1;    // bytes of the resource per wire byte of the flow
+    double coef = 1;    // bytes of the resource per packet of the flow
   };
   struct Flow {
     uint64_t cookie = 0;
@@ -71,8 +69,8 @@ class FlowNetwork final : public Backend {
     Time last;            // when rem was last brought up to date
     Time ld;              // delivered = bytes done + ld
     int64_t ls = 0;       // sent = bytes done + ls (ps; negative: before the bytes are done)
-    double alone = 0;     // rate alone on the network, bytes/ps
-    double rate = 0;      // max-min rate, bytes/ps
+    double alone = 0;     // rate alone on the network, packets/ps
+    double rate = 0;      // max-min rate, packets/ps
     double rem = 0;       // bandwidth work left, ps at rate `alone`
     double new_rate = 0;  // a solve's candidate
     uint32_t bottleneck = kNoId, new_bottleneck = kNoId;

@@ -143,6 +143,21 @@ TEST_CASE("flow: a parking lot gets exact max-min shares, and rates rise when co
   CHECK(g.latency(b) == g.net.zero_load(0, 2, Bytes(3 * small)).delivered + xs);
 }
 
+TEST_CASE("flow: links are shared a packet at a time, as the routers' round robin does", "[flow]") {
+  // A one-packet message (a rendezvous request: 8 B of payload, 40 B on the wire) leaves beside a
+  // long message of full packets. Taking turns a packet each, it waits one full packet of the
+  // other: its bandwidth time is 2080 + 40 bytes at 4 GB/s, not a share of its own 40.
+  Harness h(flow_config("crossbar"));
+  const uint64_t big = h.send(0, 1, 200 * 2048);
+  const uint64_t small = h.send(0, 2, 8);
+  h.run();
+  const Time expected = h.net.zero_load(0, 2, Bytes(8)).delivered + alone(2048);
+  CHECK(std::llabs(h.latency(small).count_ps() - expected.count_ps()) <= 3);
+  // The long one lost one packet's worth of its link to it.
+  CHECK(std::llabs(h.latency(big).count_ps() -
+                   (h.net.zero_load(0, 1, Bytes(200 * 2048)).delivered + alone(8)).count_ps()) <= 3);
+}
+
 TEST_CASE("flow: incremental sharing equals re-solving every flow", "[flow]") {
   for (const std::string kind : {"torus", "fattree"}) {
     INFO(kind);
