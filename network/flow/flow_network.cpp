@@ -189,7 +189,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   // one solve (an all-to-all posts hundreds at once).
   if (solve_at_ == now) return;
   if (last_inline_ == now) {
-    schedule_solve();
+    schedule_solve(now);
     return;
   }
   last_inline_ = now;
@@ -197,11 +197,10 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   ensure_wake();
 }
 
-void FlowNetwork::schedule_solve() {
-  const Time now = engine_.now();
-  if (solve_at_ == now) return;
-  solve_at_ = now;
-  engine_.schedule(now, kinds_[kSolve], 0);
+void FlowNetwork::schedule_solve(Time at) {
+  if (solve_at_ != Time::max()) return;
+  solve_at_ = at;
+  engine_.schedule(at, kinds_[kSolve], 0);
 }
 
 void FlowNetwork::attach(uint32_t id) {
@@ -266,15 +265,21 @@ void FlowNetwork::solve() {
     f.mark = epoch;
     set_.push_back(id);
   };
+  // Start from the flows that can change first: new flows, and flows bottlenecked where a flow
+  // started or ended. The checks below pull in whichever others must follow.
   for (uint32_t r : seeds_) {
-    for (const Member& m : res_[r].members)
-      add_flow(m.flow);
+    for (const Member& m : res_[r].members) {
+      const uint32_t b = flows_[m.flow].bottleneck;
+      if (reference_ || b == kNoId || b == r) add_flow(m.flow);
+    }
   }
   seeds_.clear();
   ++seed_round_;
   if (set_.empty()) return;
 
+  bool full = reference_;
   for (;;) {
+    ++rounds_;
     solved_flows_ += set_.size();
     // The resources of the set, with the capacity the fixed flows leave them.
     rlist_.clear();
@@ -404,10 +409,19 @@ void FlowNetwork::solve() {
         }
       }
     }
-    if (added_.empty()) break;
+    if (added_.empty() || full) break;
     for (uint32_t id : added_) {
       flows_[id].mark = epoch;
       set_.push_back(id);
+    }
+    // Once the set reaches a quarter of the flows in flight, solving them all at once is cheaper
+    // than growing it further (no fixed flows are left, so nothing needs checking).
+    if (set_.size() * 4 > live_) {
+      for (uint32_t r = 0; r < res_.size(); ++r) {
+        for (const Member& m : res_[r].members)
+          add_flow(m.flow);
+      }
+      full = true;
     }
   }
 

@@ -54,6 +54,7 @@ class FlowNetwork final : public Backend {
   // The cost of incrementality: solves, and the flows they re-solved in total.
   uint64_t solved_flows() const { return solved_flows_; }
   uint64_t solves() const { return solves_; }
+  uint64_t rounds() const { return rounds_; }  // solves including their regrowths
   // Members of resources the max-min checks scanned.
   uint64_t scanned() const { return scanned_; }
 
@@ -116,7 +117,7 @@ class FlowNetwork final : public Backend {
   void detach(uint32_t f);
   void touch(const Flow& f);
   void solve();
-  void schedule_solve();
+  void schedule_solve(Time at);
   // Brings `f`'s work up to now at its old rate, then moves it to its new rate.
   void set_rate(uint32_t f, double rate);
   Time milestone(const Flow& f) const;
@@ -156,7 +157,7 @@ class FlowNetwork final : public Backend {
   Time last_inline_ = Time::max();
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;
-  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0, scanned_ = 0;
+  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0, scanned_ = 0, rounds_ = 0;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;
