@@ -142,7 +142,7 @@ void flow_vs_packet(Context& c) {
 
   std::vector<double> errors;
   double tree_worst = 0, torus_worst = 0;
-  Plot plot{"flow-vs-packet",
+  Plot plot{"flow_vs_packet.png",
             "Predicted time: flow backend against packet backend",
             "packet (s)",
             "flow (s)",
@@ -155,6 +155,10 @@ void flow_vs_packet(Context& c) {
     for (const uint32_t ranks : sizes) {
       for (const Workload& w : workloads) {
         if (w.kernel && !w.kernel->check(nas::Problem{w.cls, static_cast<int>(ranks), 0}).empty()) continue;
+        // The linear all-to-all posts its 65,280 messages one by one at 256 ranks; on the torus
+        // every start re-solves thousands of flows (max-min ripple along the long routes): 1,629 s
+        // of CPU against 0.4 s for the packet backend (docs/validation.md). Not run here.
+        if (ranks >= 256 && mach.tolerance > 0.15 && w.name.find("linear") != std::string::npos) continue;
         std::vector<std::string> over = mach.overrides;
         over.insert(over.end(), w.overrides.begin(), w.overrides.end());
         over.push_back("network.backend=\"packet\"");
