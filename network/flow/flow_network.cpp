@@ -341,6 +341,7 @@ void FlowNetwork::solve() {
     };
     std::make_heap(pq_.begin(), pq_.end(), cmp);
     double level = 0;
+    uint32_t round = 0;
     size_t unfrozen_flows = set_.size();
     while (!pq_.empty() && unfrozen_flows > 0) {
       std::pop_heap(pq_.begin(), pq_.end(), cmp);
@@ -349,6 +350,9 @@ void FlowNetwork::solve() {
       Resource& r = res_[rid];
       if (r.unfrozen == 0 || k != key(r)) continue;  // done, or a stale entry
       level = std::max(level, k);
+      // Every resource whose key these freezes change is queued again once, after them.
+      ++round;
+      stack_.clear();
       for (uint32_t i = csr_start_[r.local]; i < csr_start_[r.local + 1]; ++i) {
         Flow& f = flows_[csr_flows_[i]];
         if (f.frozen) continue;
@@ -363,11 +367,17 @@ void FlowNetwork::solve() {
           q.wsum -= u.coef;
           --q.unfrozen;
           q.max_new = std::max(q.max_new, level);
-          if (u.res != rid && q.unfrozen > 0) {
-            pq_.emplace_back(key(q), u.res);
-            std::push_heap(pq_.begin(), pq_.end(), cmp);
+          if (u.res != rid && q.version != round) {
+            q.version = round;
+            stack_.push_back(u.res);
           }
         }
+      }
+      for (uint32_t qid : stack_) {
+        const Resource& q = res_[qid];
+        if (q.unfrozen == 0) continue;
+        pq_.emplace_back(key(q), qid);
+        std::push_heap(pq_.begin(), pq_.end(), cmp);
       }
     }
 

@@ -162,6 +162,7 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
+  std::vector<uint32_t> stack_;  // resources whose key changed in one step of a solve
 
   std::vector<LinkStats> link_stats_, nic_stats_;
   NetworkTotals totals_;
