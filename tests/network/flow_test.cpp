@@ -31,16 +31,12 @@ Time alone(uint64_t bytes) {
 }  // namespace
 
 TEST_CASE("flow: one message on an idle network takes the zero-load closed form", "[flow]") {
-  for (const auto& entry : routing_registry()) {
-    for (const std::string kind : {"torus", "mesh", "fattree", "crossbar"}) {
-      const bool cube = kind == "torus" || kind == "mesh";
-      if (cube ? !entry.for_cube : !entry.for_tree) continue;
-      NetworkConfig c = flow_config(kind);
-      c.router.routing = entry.name;
-      c.router.vcs = entry.algo == RoutingAlgo::kAdaptive ? 3 : 2;
+  for (auto [c, label] : all_routings()) {
+    c.backend = "flow";
+    {
       for (const uint64_t bytes : {0ul, 1ul, 2048ul, 5000ul, 1ul << 20}) {
         for (const auto& [a, b] : {std::pair{0u, 1u}, {3u, 60u}, {15u, 2u}}) {
-          INFO(entry.name << " on " << kind << ", " << bytes << " B from " << a << " to " << b);
+          INFO(label << ", " << bytes << " B from " << a << " to " << b);
           Harness h(c);
           const EndpointId n = h.net.topology().endpoints();
           const uint64_t id = h.send(a % n, b % n, bytes);

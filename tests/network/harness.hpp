@@ -80,4 +80,21 @@ inline NetworkConfig simple_config(const std::string& kind = "torus") {
   return c;
 }
 
+// Every registered routing on every topology it serves (cubes 5x4x3), labelled.
+inline std::vector<std::pair<NetworkConfig, std::string>> all_routings() {
+  std::vector<std::pair<NetworkConfig, std::string>> out;
+  for (const auto& entry : routing_registry()) {
+    for (const std::string kind : {"torus", "mesh", "fattree", "crossbar"}) {
+      const bool cube = kind == "torus" || kind == "mesh";
+      if (cube ? !entry.for_cube : !entry.for_tree) continue;
+      NetworkConfig c = simple_config(kind);
+      c.router.routing = entry.name;
+      c.router.vcs = entry.algo == RoutingAlgo::kAdaptive ? 3 : 2;
+      if (cube) c.topology.dims = {5, 4, 3};
+      out.emplace_back(c, std::string(entry.name) + " on " + kind);
+    }
+  }
+  return out;
+}
+
 }  // namespace mgen::test

@@ -39,19 +39,12 @@ std::vector<Hop> walk(const Topology& t, const Routing& routing, EndpointId src,
   return hops;
 }
 
+// Every routing on every topology, with 4 VCs and parallel links on the torus.
 std::vector<std::pair<NetworkConfig, std::string>> combos() {
-  std::vector<std::pair<NetworkConfig, std::string>> out;
-  for (const auto& entry : routing_registry()) {
-    for (const std::string kind : {"torus", "mesh", "fattree", "crossbar"}) {
-      const bool cube = kind == "torus" || kind == "mesh";
-      if (cube ? !entry.for_cube : !entry.for_tree) continue;
-      NetworkConfig c = simple_config(kind);
-      c.router.routing = entry.name;
-      c.router.vcs = 4;
-      if (cube) c.topology.dims = {5, 4, 3};
-      c.topology.channels = kind == "torus" ? std::vector<uint32_t>{2, 1, 2} : std::vector<uint32_t>{};
-      out.emplace_back(c, std::string(entry.name) + " on " + kind);
-    }
+  std::vector<std::pair<NetworkConfig, std::string>> out = all_routings();
+  for (auto& [c, label] : out) {
+    c.router.vcs = 4;
+    c.topology.channels = c.topology.kind == "torus" ? std::vector<uint32_t>{2, 1, 2} : std::vector<uint32_t>{};
   }
   return out;
 }

@@ -30,22 +30,6 @@ Time closed_form(uint32_t router_hops, uint64_t bytes) {
          ser(last);
 }
 
-std::vector<std::pair<NetworkConfig, std::string>> all_routings() {
-  std::vector<std::pair<NetworkConfig, std::string>> out;
-  for (const auto& entry : routing_registry()) {
-    for (const std::string kind : {"torus", "mesh", "fattree", "crossbar"}) {
-      const bool cube = kind == "torus" || kind == "mesh";
-      if (cube ? !entry.for_cube : !entry.for_tree) continue;
-      NetworkConfig c = simple_config(kind);
-      c.router.routing = entry.name;
-      c.router.vcs = entry.algo == RoutingAlgo::kAdaptive ? 3 : 2;
-      if (cube) c.topology.dims = {5, 4, 3};
-      out.emplace_back(c, std::string(entry.name) + " on " + kind);
-    }
-  }
-  return out;
-}
-
 // One message on an idle machine: the packet model and the analytic backend agree exactly.
 void require_same_timing(const NetworkConfig& packet, EndpointId a, EndpointId b, uint64_t bytes) {
   NetworkConfig analytic = packet;
