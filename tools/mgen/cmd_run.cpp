@@ -204,11 +204,11 @@ mpi::Progress ProgressReporter::callback() {
 
 std::string backend_label(const net::NetworkConfig& n, const std::string& answered) {
   const std::string name = answered.empty() ? n.backend : answered;
-  // "auto" names what it chose and why.
-  const std::string how =
-      n.backend == "auto" && !answered.empty()
-          ? fmt::format(", chosen by auto: packet, or flow beyond {} ranks on fat trees", net::kAutoPacketRanks)
-          : "";
+  // "auto" names its rule, and after a run what it chose.
+  const std::string rule = fmt::format("packet, or flow beyond {} ranks on fat trees", net::kAutoPacketRanks);
+  const std::string how = n.backend != "auto" ? ""
+                          : answered.empty()  ? fmt::format(" ({})", rule)
+                                              : fmt::format(", chosen by auto: {}", rule);
   if (!n.analytic.nic_contention) return name + how;
   if (name == "analytic") return "analytic, NIC contention";
   return name + how + "; analytic.nic_contention ignored";
