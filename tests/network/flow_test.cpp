@@ -50,6 +50,30 @@ TEST_CASE("flow: one message on an idle network takes the zero-load closed form"
   }
 }
 
+TEST_CASE("flow: a sender faster than the route reports sent before its bytes are through", "[flow]") {
+  // Router links at half the NIC's rate: the NIC is done sending long before the bottleneck is,
+  // so sent comes from the milestone inside the bandwidth phase, not after it. Alone and beside
+  // a second message (which stretches both phases), sent stays before delivered.
+  NetworkConfig c = flow_config("torus");
+  c.topology.link_bandwidth = {Bandwidth::gigabytes_per_second(2)};
+  for (const uint64_t bytes : {100ul, 2048ul, 1ul << 20}) {
+    INFO(bytes << " B");
+    Harness h(c);
+    const uint64_t id = h.send(0, 21, bytes);
+    h.run();
+    const auto zl = h.net.zero_load(0, 21, Bytes(bytes));
+    CHECK(h.records[id].sent == zl.sent);
+    CHECK(h.records[id].delivered == zl.delivered);
+    Harness g(c);
+    const uint64_t a = g.send(0, 21, bytes), b = g.send(1, 22, bytes);
+    g.run();
+    for (const uint64_t m : {a, b}) {
+      CHECK(g.records[m].sent < g.records[m].delivered);
+      CHECK(g.records[m].delivered >= zl.delivered);
+    }
+  }
+}
+
 TEST_CASE("flow: hand-computed zero-load latency across the torus", "[flow]") {
   // 4x4x4 torus, endpoint 0 at (0,0,0) to endpoint 21 at (1,1,1): 3 router links, 4 routers.
   Harness h(flow_config("torus"));
