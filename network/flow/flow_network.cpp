@@ -39,7 +39,6 @@ RouterConfig spread_config(const RouterConfig& c, const Routing& routing) {
 FlowNetwork::FlowNetwork(const BackendContext& c)
     : engine_(c.engine),
       topo_(c.topology),
-      routing_(c.routing),
       spread_(c.topology, spread_config(c.config.router, c.routing)),
       hashed_(spread_.algo() == RoutingAlgo::kHashed || spread_.algo() == RoutingAlgo::kRandom),
       sink_(c.sink),
@@ -69,7 +68,7 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
 // ---------------------------------------------------------------- injection
 
 void FlowNetwork::add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef,
-                            std::vector<Use>& uses, uint32_t* hops) {
+                            std::vector<Use>& uses) {
   const size_t first = uses.size();
   const uint64_t samples = hashed_ ? std::min(packets, kRouteSamples) : 1;
   const double weight = coef / static_cast<double>(samples);
@@ -78,7 +77,6 @@ void FlowNetwork::add_route(EndpointId src, EndpointId dst, uint64_t packets, ui
     const uint32_t hash = mix_hash((uint64_t{seq} << 32) | j);
     RouteState state;
     RouterId r = topo_.endpoint_router(src);
-    uint32_t n = 0;
     for (uint32_t guard = 0;; ++guard) {
       if (guard > topo_.routers() + 1) {
         throw std::logic_error(fmt::format("routing from endpoint {} to {} does not terminate", src, dst));
@@ -93,12 +91,10 @@ void FlowNetwork::add_route(EndpointId src, EndpointId dst, uint64_t packets, ui
       } else {
         it->coef += weight;
       }
-      ++n;
       const PortLink& link = topo_.link_at(gp);
       if (link.kind == PeerKind::kEndpoint) break;
       r = link.peer;
     }
-    if (hops && j == 0) *hops = n;
   }
 }
 
@@ -130,27 +126,35 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   const double w = static_cast<double>(wire);
   const uint32_t seq = seq_++;
 
+  // The zero-load closed form; it leaves the message's route (hash 0) in model_.path().
+  const ZeroLoadModel::Timing t = model_.zero_load(src, dst, size, now);
+  const uint32_t hops = static_cast<uint32_t>(model_.path().size());
+
   // The resources and how much of each a wire byte of this message takes.
   if (payload > 0) {
     uses.push_back(Use{src_dma(src), 0, static_cast<double>(payload) / w});
     uses.push_back(Use{rx_dma(dst), 0, static_cast<double>(payload) / w});
   }
   uses.push_back(Use{inj_link(src), 0, 1.0});
-  uint32_t hops = 0;
-  add_route(src, dst, packets, seq, 1.0, uses, &hops);
+  if (hashed_) {
+    add_route(src, dst, packets, seq, 1.0, uses);
+  } else {
+    // A deterministic routing takes the closed form's route whatever the hash.
+    for (const ZeroLoadModel::Stage& s : model_.path())
+      uses.push_back(Use{port_res(s.out_gp), 0, 1.0});
+  }
   if (fma_) {
     // Every put packet is answered by a response of response_ bytes on the reverse path.
     const double back = static_cast<double>(packets * response_) / w;
     uses.push_back(Use{inj_link(dst), 0, back});
-    add_route(dst, src, packets, seq, back, uses, nullptr);
+    add_route(dst, src, packets, seq, back, uses);
   }
   f.uses = std::move(uses);
 
-  // Alone on the network: the tightest of its resources, and the zero-load closed form.
+  // Alone on the network: the tightest of its resources.
   double alone = std::numeric_limits<double>::infinity();
   for (const Use& u : f.uses)
     alone = std::min(alone, res_[u.res].capacity / u.coef);
-  const ZeroLoadModel::Timing t = model_.zero_load(src, dst, size, now);
   const int64_t x = std::max<int64_t>(1, std::llround(w / alone));
   f.rem = static_cast<double>(x);
   f.ls = (t.sent - now).count_ps() - x;
@@ -250,13 +254,6 @@ void FlowNetwork::touch(const Flow& f) {
 void FlowNetwork::solve() {
   if (seeds_.empty()) return;
   ++solves_;
-  if (reference_) {
-    // Every flow, from scratch.
-    seeds_.clear();
-    for (uint32_t r = 0; r < res_.size(); ++r) {
-      if (!res_[r].members.empty()) seeds_.push_back(r);
-    }
-  }
   const uint32_t epoch = ++epoch_;
   set_.clear();
   auto add_flow = [&](uint32_t id) {
@@ -265,12 +262,24 @@ void FlowNetwork::solve() {
     f.mark = epoch;
     set_.push_back(id);
   };
+  // Every flow in flight, resource by resource.
+  auto add_all = [&] {
+    for (const Resource& r : res_) {
+      for (const Member& m : r.members)
+        add_flow(m.flow);
+    }
+  };
   // Start from the flows that can change first: new flows, and flows bottlenecked where a flow
-  // started or ended. The checks below pull in whichever others must follow.
-  for (uint32_t r : seeds_) {
-    for (const Member& m : res_[r].members) {
-      const uint32_t b = flows_[m.flow].bottleneck;
-      if (reference_ || b == kNoId || b == r) add_flow(m.flow);
+  // started or ended. The checks below pull in whichever others must follow. The reference mode
+  // takes every flow, from scratch.
+  if (reference_) {
+    add_all();
+  } else {
+    for (uint32_t r : seeds_) {
+      for (const Member& m : res_[r].members) {
+        const uint32_t b = flows_[m.flow].bottleneck;
+        if (b == kNoId || b == r) add_flow(m.flow);
+      }
     }
   }
   seeds_.clear();
@@ -352,7 +361,7 @@ void FlowNetwork::solve() {
       level = std::max(level, k);
       // Every resource whose key these freezes change is queued again once, after them.
       ++round;
-      stack_.clear();
+      touched_.clear();
       for (uint32_t i = csr_start_[r.local]; i < csr_start_[r.local + 1]; ++i) {
         Flow& f = flows_[csr_flows_[i]];
         if (f.frozen) continue;
@@ -369,11 +378,11 @@ void FlowNetwork::solve() {
           q.max_new = std::max(q.max_new, level);
           if (u.res != rid && q.version != round) {
             q.version = round;
-            stack_.push_back(u.res);
+            touched_.push_back(u.res);
           }
         }
       }
-      for (uint32_t qid : stack_) {
+      for (uint32_t qid : touched_) {
         const Resource& q = res_[qid];
         if (q.unfrozen == 0) continue;
         pq_.emplace_back(key(q), qid);
@@ -427,10 +436,7 @@ void FlowNetwork::solve() {
     // Once the set reaches a quarter of the flows in flight, solving them all at once is cheaper
     // than growing it further (no fixed flows are left, so nothing needs checking).
     if (set_.size() * 4 > live_) {
-      for (uint32_t r = 0; r < res_.size(); ++r) {
-        for (const Member& m : res_[r].members)
-          add_flow(m.flow);
-      }
+      add_all();
       full = true;
     }
   }
@@ -453,15 +459,15 @@ void FlowNetwork::solve() {
   }
 }
 
+void FlowNetwork::advance(Flow& f, Time now) {
+  if (f.rate > 0 && now > f.last) f.rem -= static_cast<double>((now - f.last).count_ps()) * (f.rate / f.alone);
+  f.last = now;
+}
+
 void FlowNetwork::set_rate(uint32_t id, double rate) {
   Flow& f = flows_[id];
-  const Time now = engine_.now();
-  if (f.rate > 0 && now > f.last) {
-    const double speed = f.rate / f.alone;
-    f.rem -= static_cast<double>((now - f.last).count_ps()) * speed;
-    if (f.rem < 0) f.rem = 0;
-  }
-  f.last = now;
+  advance(f, engine_.now());
+  if (f.rem < 0) f.rem = 0;
   f.rate = rate;
   heap_update(id);
 }
@@ -557,9 +563,7 @@ void FlowNetwork::on_wake() {
   while (!heap_.empty() && flows_[heap_[0]].key <= now) {
     const uint32_t id = heap_[0];
     Flow& f = flows_[id];
-    const double speed = f.rate / f.alone;
-    f.rem -= static_cast<double>((now - f.last).count_ps()) * speed;
-    f.last = now;
+    advance(f, now);
     if (!f.sent && f.ls < 0 && f.rem > 0.5) {
       // The sent point: the rest of the bytes are on their way (the sender's NIC is faster than
       // the path's bottleneck).

@@ -111,13 +111,14 @@ class FlowNetwork final : public Backend {
 
   // Adds to `uses` the router output ports from `src` to `dst`, each weighted by `coef` times the
   // fraction of the message's packets that cross it.
-  void add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef, std::vector<Use>& uses,
-                 uint32_t* hops);
+  void add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef, std::vector<Use>& uses);
   void attach(uint32_t f);
   void detach(uint32_t f);
   void touch(const Flow& f);
   void solve();
   void schedule_solve(Time at);
+  // Brings `f`'s work up to `now` at its current rate.
+  void advance(Flow& f, Time now);
   // Brings `f`'s work up to now at its old rate, then moves it to its new rate.
   void set_rate(uint32_t f, double rate);
   Time milestone(const Flow& f) const;
@@ -133,7 +134,6 @@ class FlowNetwork final : public Backend {
 
   simcore::Engine& engine_;
   const Topology& topo_;
-  const Routing& routing_;
   Routing spread_;  // the routing whose hashes spread packets like the packet model's
   bool hashed_;     // packets of one message may take different routes
   MessageSink& sink_;
@@ -162,7 +162,7 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
-  std::vector<uint32_t> stack_;  // resources whose key changed in one step of a solve
+  std::vector<uint32_t> touched_;  // resources whose share changed in one step of a solve
 
   std::vector<LinkStats> link_stats_, nic_stats_;
   NetworkTotals totals_;
