@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <complex>
+#include <cstddef>
 #include <cstring>
 #include <type_traits>
 
@@ -17,124 +19,236 @@ struct ValueInt {
   int i;
 };
 
-// Indexed by handle (mgen.h numbers them densely from 1).
-const TypeInfo kTypes[] = {
-    {"MGEN_DATATYPE_NULL", 0, K::kByte},
-    {"MGEN_CHAR", sizeof(char), K::kInteger},
-    {"MGEN_SIGNED_CHAR", sizeof(signed char), K::kInteger},
-    {"MGEN_UNSIGNED_CHAR", sizeof(unsigned char), K::kInteger},
-    {"MGEN_BYTE", 1, K::kByte},
-    {"MGEN_SHORT", sizeof(short), K::kInteger},
-    {"MGEN_UNSIGNED_SHORT", sizeof(unsigned short), K::kInteger},
-    {"MGEN_INT", sizeof(int), K::kInteger},
-    {"MGEN_UNSIGNED", sizeof(unsigned), K::kInteger},
-    {"MGEN_LONG", sizeof(long), K::kInteger},
-    {"MGEN_UNSIGNED_LONG", sizeof(unsigned long), K::kInteger},
-    {"MGEN_LONG_LONG", sizeof(long long), K::kInteger},
-    {"MGEN_UNSIGNED_LONG_LONG", sizeof(unsigned long long), K::kInteger},
-    {"MGEN_FLOAT", sizeof(float), K::kFloating},
-    {"MGEN_DOUBLE", sizeof(double), K::kFloating},
-    {"MGEN_LONG_DOUBLE", sizeof(long double), K::kFloating},
-    {"MGEN_C_BOOL", sizeof(bool), K::kLogical},
-    {"MGEN_INT8_T", 1, K::kInteger},
-    {"MGEN_INT16_T", 2, K::kInteger},
-    {"MGEN_INT32_T", 4, K::kInteger},
-    {"MGEN_INT64_T", 8, K::kInteger},
-    {"MGEN_UINT8_T", 1, K::kInteger},
-    {"MGEN_UINT16_T", 2, K::kInteger},
-    {"MGEN_UINT32_T", 4, K::kInteger},
-    {"MGEN_UINT64_T", 8, K::kInteger},
-    {"MGEN_FLOAT_INT", sizeof(ValueInt<float>), K::kPair},
-    {"MGEN_DOUBLE_INT", sizeof(ValueInt<double>), K::kPair},
-    {"MGEN_LONG_INT", sizeof(ValueInt<long>), K::kPair},
-    {"MGEN_2INT", sizeof(ValueInt<int>), K::kPair},
-    {"MGEN_SHORT_INT", sizeof(ValueInt<short>), K::kPair},
-    {"MGEN_LONG_DOUBLE_INT", sizeof(ValueInt<long double>), K::kPair},
-};
-constexpr int kTypeCount = static_cast<int>(sizeof(kTypes) / sizeof(kTypes[0]));
-
-const char* const kOpNames[] = {"MGEN_OP_NULL", "MGEN_MAX",    "MGEN_MIN",    "MGEN_SUM",    "MGEN_PROD",
-                                "MGEN_LAND",    "MGEN_BAND",   "MGEN_LOR",    "MGEN_BOR",    "MGEN_LXOR",
-                                "MGEN_BXOR",    "MGEN_MINLOC", "MGEN_MAXLOC", "MGEN_REPLACE"};
-
 template <class T>
-bool apply_arith(int op, const T* in, T* io, uint64_t n) {
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+// Which predefined operations apply to a type: MPI-4.0 §6.9.2's groups as MPICH 4.0 applies them
+// (none at all on MPI_WCHAR, MPI_PACKED or MPI_COMPLEX32). MPICH's argument check also lets the
+// logical operations through on floating point, then aborts in them: refused here, as MPI says.
+// MPI_REPLACE (accumulate) applies to every type.
+enum Ops : uint16_t {
+  kCompare = 1 << 0,   // MAX MIN
+  kArith = 1 << 1,     // SUM PROD
+  kLogical = 1 << 2,   // LAND LOR LXOR
+  kBitwise = 1 << 3,   // BAND BOR BXOR
+  kLocation = 1 << 4,  // MINLOC MAXLOC
+};
+constexpr uint16_t kIntegerOps = kCompare | kArith | kLogical | kBitwise;
+constexpr uint16_t kFloatingOps = kCompare | kArith;
+
+uint16_t op_bit(int op) {
   switch (op) {
     case kOpMax:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = in[i] > io[i] ? in[i] : io[i];
-      return true;
     case kOpMin:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = in[i] < io[i] ? in[i] : io[i];
-      return true;
+      return kCompare;
     case kOpSum:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = static_cast<T>(in[i] + io[i]);
-      return true;
     case kOpProd:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = static_cast<T>(in[i] * io[i]);
-      return true;
+      return kArith;
     case kOpLand:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = static_cast<T>(in[i] && io[i]);
-      return true;
     case kOpLor:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = static_cast<T>(in[i] || io[i]);
-      return true;
     case kOpLxor:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = static_cast<T>(!in[i] != !io[i]);
-      return true;
-    case kOpReplace:
-      for (uint64_t i = 0; i < n; ++i)
-        io[i] = in[i];
-      return true;
+      return kLogical;
+    case kOpBand:
+    case kOpBor:
+    case kOpBxor:
+      return kBitwise;
+    case kOpMinloc:
+    case kOpMaxloc:
+      return kLocation;
     default:
-      break;
+      return 0;
+  }
+}
+
+// One reduction loop per (type, op): the op is chosen once per call, each loop is a plain
+// element-wise loop the compiler vectorises.
+using Reducer = void (*)(int op, const void* in, void* inout, uint64_t n);
+
+template <class T>
+void reduce_values(int op, const void* vin, void* vio, uint64_t n) {
+  const T* in = static_cast<const T*>(vin);
+  T* io = static_cast<T*>(vio);
+  if constexpr (std::is_same_v<T, bool>) {
+    // C's _Bool: only the logical operations reach here.
+  } else {
+    switch (op) {
+      case kOpSum:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = static_cast<T>(in[i] + io[i]);
+        return;
+      case kOpProd:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = static_cast<T>(in[i] * io[i]);
+        return;
+      default:
+        break;
+    }
+  }
+  if constexpr (!is_complex_v<T>) {
+    switch (op) {
+      case kOpMax:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = in[i] > io[i] ? in[i] : io[i];
+        return;
+      case kOpMin:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = in[i] < io[i] ? in[i] : io[i];
+        return;
+      case kOpLand:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = static_cast<T>(in[i] != T{} && io[i] != T{});
+        return;
+      case kOpLor:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = static_cast<T>(in[i] != T{} || io[i] != T{});
+        return;
+      case kOpLxor:
+        for (uint64_t i = 0; i < n; ++i)
+          io[i] = static_cast<T>((in[i] != T{}) != (io[i] != T{}));
+        return;
+      default:
+        break;
+    }
   }
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
       case kOpBand:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] & io[i]);
-        return true;
+        return;
       case kOpBor:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] | io[i]);
-        return true;
+        return;
       case kOpBxor:
         for (uint64_t i = 0; i < n; ++i)
           io[i] = static_cast<T>(in[i] ^ io[i]);
-        return true;
+        return;
       default:
         break;
     }
   }
-  return false;
 }
 
 // MINLOC / MAXLOC: the extreme value, and on ties the smaller index (MPI's definition).
+// Pairs as C structs (the facade's MGEN_DOUBLE_INT, ...).
 template <class V>
-bool apply_loc(int op, const ValueInt<V>* in, ValueInt<V>* io, uint64_t n) {
-  if (op != kOpMinloc && op != kOpMaxloc) return op == kOpReplace && (std::memmove(io, in, n * sizeof *io), true);
+void reduce_pairs(int op, const void* vin, void* vio, uint64_t n) {
+  const auto* in = static_cast<const ValueInt<V>*>(vin);
+  auto* io = static_cast<ValueInt<V>*>(vio);
+  const bool min = op == kOpMinloc;
   for (uint64_t i = 0; i < n; ++i) {
-    const bool better = op == kOpMinloc ? in[i].v < io[i].v : in[i].v > io[i].v;
+    const bool better = min ? in[i].v < io[i].v : in[i].v > io[i].v;
     if (better || (in[i].v == io[i].v && in[i].i < io[i].i)) io[i] = in[i];
   }
-  return true;
 }
 
+// Pairs packed as MPI sends them: the value, then the index, no padding.
+template <class V, class I>
+void reduce_packed_pairs(int op, const void* vin, void* vio, uint64_t n) {
+  constexpr size_t kStride = sizeof(V) + sizeof(I);
+  const auto* in = static_cast<const std::byte*>(vin);
+  auto* io = static_cast<std::byte*>(vio);
+  const bool min = op == kOpMinloc;
+  for (uint64_t e = 0; e < n; ++e, in += kStride, io += kStride) {
+    V a, b;
+    I ia, ib;
+    std::memcpy(&a, in, sizeof(V));
+    std::memcpy(&b, io, sizeof(V));
+    std::memcpy(&ia, in + sizeof(V), sizeof(I));
+    std::memcpy(&ib, io + sizeof(V), sizeof(I));
+    const bool better = min ? a < b : a > b;
+    if (better || (a == b && ia < ib)) std::memcpy(io, in, kStride);
+  }
+}
+
+void reduce_nothing(int, const void*, void*, uint64_t) {}
+
+struct TypeEntry {
+  TypeInfo info;
+  uint16_t ops;
+  Reducer reduce;
+};
+
 template <class T>
-bool arith(int op, const void* in, void* io, uint64_t n) {
-  return apply_arith<T>(op, static_cast<const T*>(in), static_cast<T*>(io), n);
+constexpr TypeEntry integer(const char* name) {
+  return {{name, sizeof(T), K::kInteger}, kIntegerOps, &reduce_values<T>};
+}
+template <class T>
+constexpr TypeEntry floating(const char* name) {
+  return {{name, sizeof(T), K::kFloating}, kFloatingOps, &reduce_values<T>};
+}
+template <class T>
+constexpr TypeEntry complex_type(const char* name) {
+  return {{name, sizeof(T), K::kComplex}, kArith, &reduce_values<T>};
 }
 template <class V>
-bool loc(int op, const void* in, void* io, uint64_t n) {
-  return apply_loc<V>(op, static_cast<const ValueInt<V>*>(in), static_cast<ValueInt<V>*>(io), n);
+constexpr TypeEntry pair(const char* name) {
+  return {{name, sizeof(ValueInt<V>), K::kPair}, kLocation, &reduce_pairs<V>};
 }
+template <class V, class I>
+constexpr TypeEntry packed_pair(const char* name) {
+  return {{name, sizeof(V) + sizeof(I), K::kPair}, kLocation, &reduce_packed_pairs<V, I>};
+}
+constexpr TypeEntry opaque(const char* name, uint32_t size) {
+  return {{name, size, K::kOpaque}, 0, &reduce_nothing};
+}
+
+// Indexed by handle (mgen.h numbers them densely from 1; the MPI layer's own from 31).
+const TypeEntry kTypes[] = {
+    opaque("MGEN_DATATYPE_NULL", 0),
+    integer<char>("MGEN_CHAR"),
+    integer<signed char>("MGEN_SIGNED_CHAR"),
+    integer<unsigned char>("MGEN_UNSIGNED_CHAR"),
+    {{"MGEN_BYTE", 1, K::kByte}, kBitwise, &reduce_values<unsigned char>},
+    integer<short>("MGEN_SHORT"),
+    integer<unsigned short>("MGEN_UNSIGNED_SHORT"),
+    integer<int>("MGEN_INT"),
+    integer<unsigned>("MGEN_UNSIGNED"),
+    integer<long>("MGEN_LONG"),
+    integer<unsigned long>("MGEN_UNSIGNED_LONG"),
+    integer<long long>("MGEN_LONG_LONG"),
+    integer<unsigned long long>("MGEN_UNSIGNED_LONG_LONG"),
+    floating<float>("MGEN_FLOAT"),
+    floating<double>("MGEN_DOUBLE"),
+    floating<long double>("MGEN_LONG_DOUBLE"),
+    {{"MGEN_C_BOOL", sizeof(bool), K::kLogical}, kLogical, &reduce_values<bool>},
+    integer<int8_t>("MGEN_INT8_T"),
+    integer<int16_t>("MGEN_INT16_T"),
+    integer<int32_t>("MGEN_INT32_T"),
+    integer<int64_t>("MGEN_INT64_T"),
+    integer<uint8_t>("MGEN_UINT8_T"),
+    integer<uint16_t>("MGEN_UINT16_T"),
+    integer<uint32_t>("MGEN_UINT32_T"),
+    integer<uint64_t>("MGEN_UINT64_T"),
+    pair<float>("MGEN_FLOAT_INT"),
+    pair<double>("MGEN_DOUBLE_INT"),
+    pair<long>("MGEN_LONG_INT"),
+    pair<int>("MGEN_2INT"),
+    pair<short>("MGEN_SHORT_INT"),
+    pair<long double>("MGEN_LONG_DOUBLE_INT"),
+    complex_type<std::complex<float>>("MPI_C_FLOAT_COMPLEX"),
+    complex_type<std::complex<double>>("MPI_C_DOUBLE_COMPLEX"),
+    complex_type<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX"),
+    {{"MPI_LOGICAL", 4, K::kLogical}, kLogical, &reduce_values<int32_t>},
+    packed_pair<double, int>("MPI_DOUBLE_INT"),
+    packed_pair<long, int>("MPI_LONG_INT"),
+    packed_pair<short, int>("MPI_SHORT_INT"),
+    packed_pair<long double, int>("MPI_LONG_DOUBLE_INT"),
+    packed_pair<float, float>("MPI_2REAL"),
+    packed_pair<double, double>("MPI_2DOUBLE_PRECISION"),
+    opaque("MPI_PACKED", 1),
+    opaque("MPI_WCHAR", 4),
+    opaque("MPI_COMPLEX32", 32),
+};
+constexpr int kTypeCount = static_cast<int>(sizeof(kTypes) / sizeof(kTypes[0]));
+static_assert(kTypeCount == kTypeOpaque32 + 1);
+
+const char* const kOpNames[] = {"MGEN_OP_NULL", "MGEN_MAX",    "MGEN_MIN",    "MGEN_SUM",    "MGEN_PROD",
+                                "MGEN_LAND",    "MGEN_BAND",   "MGEN_LOR",    "MGEN_BOR",    "MGEN_LXOR",
+                                "MGEN_BXOR",    "MGEN_MINLOC", "MGEN_MAXLOC", "MGEN_REPLACE"};
 
 }  // namespace
 
@@ -156,7 +270,7 @@ const TypeInfo* type_info(int type) {
     return info ? info(type) : nullptr;
   }
   if (type <= 0 || type >= kTypeCount) return nullptr;
-  return &kTypes[type];
+  return &kTypes[type].info;
 }
 
 bool op_valid(int op) {
@@ -174,94 +288,16 @@ std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n)
     if (reduce == nullptr) return "no reduction for this operation and type";
     return reduce(op, type, in, io, n);
   }
-  bool ok = false;
-  const TypeInfo* info = type_info(type);
-  // MPI defines the logical and bitwise ops on integers only, not on floating point.
-  const bool logical_or_bitwise = op >= kOpLand && op <= kOpBxor;
-  if (info && info->kind == K::kFloating && logical_or_bitwise) {
-    return fmt::format("{} is not defined for {}", op_name(op), info->name);
+  if (type <= 0 || type >= kTypeCount) return fmt::format("invalid datatype {}", type);
+  const TypeEntry& t = kTypes[type];
+  if (op == kOpReplace) {
+    std::memmove(io, in, n * t.info.size);
+    return {};
   }
-  switch (type) {
-    case kTypeChar:
-      ok = arith<char>(op, in, io, n);
-      break;
-    case kTypeSignedChar:
-    case kTypeInt8T:
-      ok = arith<signed char>(op, in, io, n);
-      break;
-    case kTypeUnsignedChar:
-    case kTypeUint8T:
-      ok = arith<unsigned char>(op, in, io, n);
-      break;
-    case kTypeByte:
-      ok = (op == kOpBand || op == kOpBor || op == kOpBxor || op == kOpReplace) && arith<unsigned char>(op, in, io, n);
-      break;
-    case kTypeShort:
-    case kTypeInt16T:
-      ok = arith<short>(op, in, io, n);
-      break;
-    case kTypeUnsignedShort:
-    case kTypeUint16T:
-      ok = arith<unsigned short>(op, in, io, n);
-      break;
-    case kTypeInt:
-    case kTypeInt32T:
-      ok = arith<int>(op, in, io, n);
-      break;
-    case kTypeUnsigned:
-    case kTypeUint32T:
-      ok = arith<unsigned>(op, in, io, n);
-      break;
-    case kTypeLong:
-      ok = arith<long>(op, in, io, n);
-      break;
-    case kTypeUnsignedLong:
-      ok = arith<unsigned long>(op, in, io, n);
-      break;
-    case kTypeLongLong:
-    case kTypeInt64T:
-      ok = arith<long long>(op, in, io, n);
-      break;
-    case kTypeUnsignedLongLong:
-    case kTypeUint64T:
-      ok = arith<unsigned long long>(op, in, io, n);
-      break;
-    case kTypeFloat:
-      ok = arith<float>(op, in, io, n);
-      break;
-    case kTypeDouble:
-      ok = arith<double>(op, in, io, n);
-      break;
-    case kTypeLongDouble:
-      ok = arith<long double>(op, in, io, n);
-      break;
-    case kTypeCBool:
-      ok = (op == kOpLand || op == kOpLor || op == kOpLxor || op == kOpReplace) && arith<bool>(op, in, io, n);
-      break;
-    case kTypeFloatInt:
-      ok = loc<float>(op, in, io, n);
-      break;
-    case kTypeDoubleInt:
-      ok = loc<double>(op, in, io, n);
-      break;
-    case kTypeLongInt:
-      ok = loc<long>(op, in, io, n);
-      break;
-    case kType2int:
-      ok = loc<int>(op, in, io, n);
-      break;
-    case kTypeShortInt:
-      ok = loc<short>(op, in, io, n);
-      break;
-    case kTypeLongDoubleInt:
-      ok = loc<long double>(op, in, io, n);
-      break;
-    default:
-      return fmt::format("invalid datatype {}", type);
-  }
-  if (ok) return {};
-  const TypeInfo* t = type_info(type);
-  return fmt::format("{} is not defined for {}", op_name(op), t ? t->name : "this datatype");
+  const uint16_t bit = op_bit(op);
+  if (bit == 0 || (t.ops & bit) == 0) return fmt::format("{} is not defined for {}", op_name(op), t.info.name);
+  t.reduce(op, in, io, n);
+  return {};
 }
 
 }  // namespace mgen::mpi

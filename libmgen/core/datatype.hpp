@@ -40,6 +40,22 @@ enum PredefinedType : int {
   kType2int = 28,
   kTypeShortInt = 29,
   kTypeLongDoubleInt = 30,
+  // The MPI layer's types beyond the facade's (mgen.h stops at 30): MPI's complex types, Fortran
+  // LOGICAL, the pair types as MPI lays them out in a packed buffer (value then index, no padding:
+  // MPI_DOUBLE_INT is 12 bytes), Fortran's pairs of reals, and types no reduction applies to.
+  kTypeFloatComplex = 31,
+  kTypeDoubleComplex = 32,
+  kTypeLongDoubleComplex = 33,
+  kTypeFortranLogical = 34,
+  kTypePackedDoubleInt = 35,
+  kTypePackedLongInt = 36,
+  kTypePackedShortInt = 37,
+  kTypePackedLongDoubleInt = 38,
+  kType2Float = 39,
+  kType2Double = 40,
+  kTypeOpaque1 = 41,   // MPI_PACKED
+  kTypeOpaque4 = 42,   // MPI_WCHAR
+  kTypeOpaque32 = 43,  // MPI_COMPLEX32 (MPICH defines no reduction on it)
 };
 
 enum PredefinedOp : int {
@@ -63,7 +79,7 @@ struct TypeInfo {
   const char* name;
   uint32_t size;  // bytes per element
   // What reductions may do with it.
-  enum class Kind : uint8_t { kInteger, kFloating, kLogical, kByte, kPair } kind;
+  enum class Kind : uint8_t { kInteger, kFloating, kLogical, kByte, kPair, kComplex, kOpaque } kind;
 };
 
 // Null for an invalid or null handle.

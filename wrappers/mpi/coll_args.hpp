@@ -31,7 +31,7 @@ inline int comm_rank(MGEN_Comm h) {
 class VBuf {
  public:
   VBuf(void* buf, const int* counts, const int* displs, int n, MPI_Datatype type, bool load)
-      : user_(buf), type_(&dtype(type)), n_(n) {
+      : user_(buf), type_(dtype_ref(type)), n_(n) {
     bc_.resize(n);
     bd_.resize(n);
     uint64_t total = 0;
@@ -71,7 +71,7 @@ class VBuf {
  private:
   std::byte* block(int i) const { return static_cast<std::byte*>(user_) + displs_[i] * type_->extent(); }
   void* user_;
-  const DType* type_;
+  std::shared_ptr<const DType> type_;  // kept alive while a non-blocking collective runs
   int n_;
   bool dense_ = true;
   void* data_ = nullptr;

@@ -360,8 +360,13 @@ Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     if (n > INT32_MAX) fail(MPI_ERR_COUNT, "more than 2^31 elements");
     r.count = static_cast<int>(n);
   }
-  if (!d.dense() && (in_place(sendbuf))) fail(MPI_ERR_TYPE, "MPI_IN_PLACE with a non-contiguous datatype");
-  r.send = in_place(sendbuf) ? Flat::in(MPI_IN_PLACE, count, t) : Flat::in(sendbuf, count, t);
+  // MPI_IN_PLACE with a type that is not one byte range (MPI_DOUBLE_INT: 12 bytes in 16): the
+  // receive buffer's contents, packed, are this rank's input.
+  if (in_place(sendbuf)) {
+    r.send = d.dense() ? Flat::in(MPI_IN_PLACE, count, t) : Flat::in(recvbuf, count, t);
+  } else {
+    r.send = Flat::in(sendbuf, count, t);
+  }
   r.recv = recv_here ? Flat::out(recvbuf, count, t) : Flat::out(nullptr, 0, t);
   return r;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "mpi/shim.hpp"
 
@@ -20,6 +21,32 @@ struct TypeBlock {
   MPI_Datatype type;
 };
 
+// Element runs beyond this many are not kept (MPI_Get_elements then counts whole elements only).
+constexpr size_t kMaxElementRuns = 4096;
+
+void append_elems(DType& t, const DType& o, uint64_t times) {
+  if (o.elems.empty() && o.elements > 0) {
+    t.elems.clear();
+    return;
+  }
+  for (uint64_t k = 0; k < times; ++k) {
+    for (const auto& run : o.elems) {
+      if (!t.elems.empty() && t.elems.back().first == run.first) {
+        t.elems.back().second += run.second;
+      } else if (t.elems.size() >= kMaxElementRuns) {
+        t.elems.clear();
+        return;
+      } else {
+        t.elems.push_back(run);
+      }
+    }
+    if (o.elems.size() == 1) {  // one run: the rest of the block merges into it
+      t.elems.back().second += o.elems[0].second * (times - k - 1);
+      return;
+    }
+  }
+}
+
 // Builds a type from blocks (every constructor reduces to this).
 DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   DType t;
@@ -27,12 +54,14 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   t.combiner = combiner;
   bool first = true;
   bool same_base = true;
+  bool keep_elems = true;
   int base = 0;
   MPI_Datatype mpi_base = 0;
   for (const TypeBlock& b : blocks) {
     if (b.count < 0) fail(MPI_ERR_COUNT, fmt::format("negative block length {}", b.count));
     const DType& o = dtype_any(b.type);
-    if (b.count == 0) continue;
+    // Empty blocks (and members of no size) take no part in the bounds (MPICH).
+    if (b.count == 0 || o.size == 0) continue;
     const int64_t ext = o.extent();
     for (int i = 0; i < b.count; ++i) {
       const int64_t at = b.disp + static_cast<int64_t>(i) * ext;
@@ -65,11 +94,36 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
     if (o.base != base || o.base == 0) same_base = false;
     t.size += o.size * static_cast<uint64_t>(b.count);
     t.base_count += o.base_count * static_cast<uint64_t>(b.count);
+    t.elements += o.elements * static_cast<uint64_t>(b.count);
+    t.align = std::max(t.align, o.align);
+    if (keep_elems) {
+      append_elems(t, o, static_cast<uint64_t>(b.count));
+      keep_elems = !t.elems.empty();
+    }
   }
   t.base = same_base ? base : 0;
   t.mpi_base = same_base ? mpi_base : 0;
   // Segments relative to the buffer start; `dense` compares the first with offset 0.
   return t;
+}
+
+// MPICH pads a struct's extent to the alignment of its most aligned member, as a C compiler
+// pads the struct it describes (double + int: 16 bytes, not 12), unless every member is of
+// one type (MPICH then builds it as an hindexed type, which is not padded).
+void pad_struct(DType& t, const std::vector<TypeBlock>& blocks) {
+  MPI_Datatype only = MPI_DATATYPE_NULL;
+  bool mixed = false;
+  for (const TypeBlock& b : blocks) {
+    if (b.count == 0 || dtype_any(b.type).size == 0) continue;
+    if (only == MPI_DATATYPE_NULL) {
+      only = b.type;
+    } else if (b.type != only) {
+      mixed = true;
+    }
+  }
+  if (!mixed || t.align <= 1) return;
+  const int64_t rest = t.extent() % t.align;
+  if (rest != 0) t.ub += t.align - rest;
 }
 
 MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner) {
@@ -173,10 +227,24 @@ int PMPI_Type_create_struct(int count, const int lens[], const MPI_Aint displs[]
                             MPI_Datatype* out) {
   return call("MPI_Type_create_struct", MPI_COMM_WORLD, [&] {
     check_count(count);
+    // MPI_LB and MPI_UB (removed in MPI-3.0, still in MPICH) set the bounds of the struct of
+    // the other members, as MPI_Type_create_resized would (MPICH builds it that way).
     std::vector<TypeBlock> b;
-    for (int i = 0; i < count; ++i)
-      b.push_back({displs[i], lens[i], types[i]});
-    *out = make(b, MPI_COMBINER_STRUCT);
+    std::optional<int64_t> lb_mark, ub_mark;
+    for (int i = 0; i < count; ++i) {
+      if (types[i] == MPI_LB) {
+        lb_mark = displs[i];
+      } else if (types[i] == MPI_UB) {
+        ub_mark = displs[i];
+      } else {
+        b.push_back({displs[i], lens[i], types[i]});
+      }
+    }
+    DType t = build(b, MPI_COMBINER_STRUCT);
+    pad_struct(t, b);
+    if (lb_mark) t.lb = *lb_mark;
+    if (ub_mark) t.ub = *ub_mark;
+    *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });
 }
@@ -224,10 +292,10 @@ MGEN_MPI_ALIAS(Type_commit)
 
 int PMPI_Type_free(MPI_Datatype* type) {
   return call("MPI_Type_free", MPI_COMM_WORLD, [&] {
-    DType* d = derived(*type);
-    if (d == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
-    *d = DType{};
-    d->size = ~uint64_t{0};  // a free slot
+    if (derived(*type) == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
+    // The handle is free; requests and non-blocking collectives still using the type hold
+    // their own reference to it.
+    state().types[static_cast<uint32_t>(*type) & 0x03ffffffu].reset();
     *type = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
   });
@@ -375,11 +443,9 @@ MGEN_MPI_ALIAS(Unpack)
 int PMPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
   return call("MPI_Op_create", MPI_COMM_WORLD, [&] {
     auto& ops = state().ops;
-    size_t i = 0;
-    while (i < ops.size() && ops[i].used)
-      ++i;
-    if (i == ops.size()) ops.emplace_back();
-    ops[i] = UserOp{fn, commute != 0, true};
+    if (ops.size() > 0xffff) fail(MPI_ERR_INTERN, "more than 65536 user-defined operations");
+    const size_t i = ops.size();
+    ops.push_back(UserOp{fn, commute != 0, true, false});
     *op = static_cast<MPI_Op>(0x98000000u | i);
     return MPI_SUCCESS;
   });
@@ -389,7 +455,9 @@ MGEN_MPI_ALIAS(Op_create)
 int PMPI_Op_free(MPI_Op* op) {
   return call("MPI_Op_free", MPI_COMM_WORLD, [&] {
     if (user_op(*op) == nullptr) fail(MPI_ERR_OP, "MPI_Op_free of a predefined or invalid operation");
-    state().ops[static_cast<uint32_t>(*op) & 0xffff].used = false;
+    UserOp& u = state().ops[static_cast<uint32_t>(*op) & 0xffff];
+    u.used = false;
+    u.freed = true;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
   });

@@ -26,7 +26,8 @@ using SendOp = XRequest::Op;
 // Posts the operation of `q` (a fresh or persistent request) and marks it active.
 void start(XRequest& q) {
   const MGEN_Comm c = comm(q.comm);
-  const DType& t = dtype(q.dtype);
+  if (!q.type) q.type = dtype_ref(q.dtype);
+  const DType& t = *q.type;
   check_count(q.count);
   const uint64_t bytes = t.size * static_cast<uint64_t>(q.count);
   q.active = true;
@@ -96,7 +97,7 @@ MPI_Request post(SendOp op, const void* sbuf, void* rbuf, int count, MPI_Datatyp
   q->persistent = persistent;
   if (persistent) {
     comm(c);
-    dtype(type);
+    q->type = dtype_ref(type);
     check_count(count);
     q->active = false;
     return h;
@@ -158,6 +159,26 @@ int complete_some(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_S
   *outcount = k;
   if (failed > 0) fail(MPI_ERR_IN_STATUS, state().error_text);
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+namespace {
+
+// The basic elements `bytes` of `t` hold (MPI_Get_elements): whole elements of `t`, then the
+// whole basic elements of the partial one, in typemap order (as MPICH counts them).
+uint64_t elements_received(uint64_t bytes, const DType& t) {
+  if (t.size == 0) return 0;
+  uint64_t n = bytes / t.size * t.elements;
+  uint64_t rest = bytes % t.size;
+  if (rest != 0 && t.elems.empty()) return MPI_UNDEFINED;
+  for (const auto& [each, how_many] : t.elems) {
+    const uint64_t k = std::min<uint64_t>(how_many, rest / each);
+    n += k;
+    rest -= k * each;
+    if (k < how_many) break;
+  }
+  return n;
 }
 
 }  // namespace
@@ -523,26 +544,18 @@ MGEN_MPI_ALIAS(Get_count)
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
   return call("MPI_Get_elements", MPI_COMM_WORLD, [&] {
-    const uint64_t bytes = status_bytes(status);
-    const DType& t = dtype(type);
-    if (t.size == 0) {
-      *count = 0;
-    } else if (t.base != 0 && t.base_count > 0) {
-      const uint64_t each = t.size / t.base_count;
-      *count = bytes % each ? MPI_UNDEFINED : static_cast<int>(bytes / each);
-    } else {
-      *count = bytes % t.size ? MPI_UNDEFINED : static_cast<int>(bytes / t.size * t.base_count);
-    }
+    const uint64_t n = elements_received(status_bytes(status), dtype(type));
+    *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Get_elements)
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
-  int n = 0;
-  const int rc = PMPI_Get_elements(status, type, &n);
-  *count = n;
-  return rc;
+  return call("MPI_Get_elements_x", MPI_COMM_WORLD, [&] {
+    *count = static_cast<MPI_Count>(elements_received(status_bytes(status), dtype(type)));
+    return MPI_SUCCESS;
+  });
 }
 MGEN_MPI_ALIAS(Get_elements_x)
 

@@ -89,82 +89,95 @@ RankState& state_of(World& w, RankId id) {
 
 // ---- predefined datatypes
 
+// A predefined type as MPICH 4.0 lays it out: its MGEN reduction type, size and extent, its
+// alignment (structs containing it pad to it) and its basic elements (a pair type is a value
+// then an int, at the offset C would put it: MPI_DOUBLE_INT is 12 bytes in an extent of 16).
 struct Builtin {
   MPI_Datatype handle;
-  int mgen;  // 0: no MGEN type (size-only; no reductions)
-  uint32_t size;
-  const char* name;
+  int mgen;          // MGEN type reductions use
+  uint32_t size;     // of the first (or only) basic element
+  uint32_t second;   // of the second basic element of a pair type, or 0
+  uint32_t extent;   // 0: the size
+  uint32_t align;    // 0: the size
+  const char* name;  // MPI_Type_get_name's (MPICH's)
 };
 
-template <class V>
+template <class V, class I = int>
 struct Pair {
   V v;
-  int i;
+  I i;
 };
+template <class V, class I = int>
+constexpr Builtin pair(MPI_Datatype h, int mgen, const char* name) {
+  return {h, mgen, sizeof(V), sizeof(I), sizeof(Pair<V, I>), alignof(Pair<V, I>), name};
+}
 
 const Builtin kBuiltins[] = {
-    {MPI_CHAR, MGEN_CHAR, 1, "MPI_CHAR"},
-    {MPI_SIGNED_CHAR, MGEN_SIGNED_CHAR, 1, "MPI_SIGNED_CHAR"},
-    {MPI_UNSIGNED_CHAR, MGEN_UNSIGNED_CHAR, 1, "MPI_UNSIGNED_CHAR"},
-    {MPI_BYTE, MGEN_BYTE, 1, "MPI_BYTE"},
-    {MPI_WCHAR, MGEN_INT32_T, sizeof(wchar_t), "MPI_WCHAR"},
-    {MPI_SHORT, MGEN_SHORT, sizeof(short), "MPI_SHORT"},
-    {MPI_UNSIGNED_SHORT, MGEN_UNSIGNED_SHORT, sizeof(short), "MPI_UNSIGNED_SHORT"},
-    {MPI_INT, MGEN_INT, sizeof(int), "MPI_INT"},
-    {MPI_UNSIGNED, MGEN_UNSIGNED, sizeof(unsigned), "MPI_UNSIGNED"},
-    {MPI_LONG, MGEN_LONG, sizeof(long), "MPI_LONG"},
-    {MPI_UNSIGNED_LONG, MGEN_UNSIGNED_LONG, sizeof(long), "MPI_UNSIGNED_LONG"},
-    {MPI_FLOAT, MGEN_FLOAT, sizeof(float), "MPI_FLOAT"},
-    {MPI_DOUBLE, MGEN_DOUBLE, sizeof(double), "MPI_DOUBLE"},
-    {MPI_LONG_DOUBLE, MGEN_LONG_DOUBLE, sizeof(long double), "MPI_LONG_DOUBLE"},
-    {MPI_LONG_LONG_INT, MGEN_LONG_LONG, sizeof(long long), "MPI_LONG_LONG"},
-    {MPI_UNSIGNED_LONG_LONG, MGEN_UNSIGNED_LONG_LONG, sizeof(long long), "MPI_UNSIGNED_LONG_LONG"},
-    {MPI_PACKED, MGEN_BYTE, 1, "MPI_PACKED"},
-    {MPI_FLOAT_INT, MGEN_FLOAT_INT, sizeof(Pair<float>), "MPI_FLOAT_INT"},
-    {MPI_DOUBLE_INT, MGEN_DOUBLE_INT, sizeof(Pair<double>), "MPI_DOUBLE_INT"},
-    {MPI_LONG_INT, MGEN_LONG_INT, sizeof(Pair<long>), "MPI_LONG_INT"},
-    {MPI_SHORT_INT, MGEN_SHORT_INT, sizeof(Pair<short>), "MPI_SHORT_INT"},
-    {MPI_2INT, MGEN_2INT, sizeof(Pair<int>), "MPI_2INT"},
-    {MPI_LONG_DOUBLE_INT, MGEN_LONG_DOUBLE_INT, sizeof(Pair<long double>), "MPI_LONG_DOUBLE_INT"},
-    {MPI_COMPLEX, 0, 8, "MPI_COMPLEX"},
-    {MPI_DOUBLE_COMPLEX, 0, 16, "MPI_DOUBLE_COMPLEX"},
-    {MPI_LOGICAL, MGEN_INT32_T, 4, "MPI_LOGICAL"},
-    {MPI_REAL, MGEN_FLOAT, 4, "MPI_REAL"},
-    {MPI_DOUBLE_PRECISION, MGEN_DOUBLE, 8, "MPI_DOUBLE_PRECISION"},
-    {MPI_INTEGER, MGEN_INT32_T, 4, "MPI_INTEGER"},
-    {MPI_2INTEGER, MGEN_2INT, 8, "MPI_2INTEGER"},
-    {MPI_2REAL, 0, 8, "MPI_2REAL"},
-    {MPI_2DOUBLE_PRECISION, 0, 16, "MPI_2DOUBLE_PRECISION"},
-    {MPI_CHARACTER, MGEN_CHAR, 1, "MPI_CHARACTER"},
-    {MPI_REAL4, MGEN_FLOAT, 4, "MPI_REAL4"},
-    {MPI_REAL8, MGEN_DOUBLE, 8, "MPI_REAL8"},
-    {MPI_REAL16, MGEN_LONG_DOUBLE, 16, "MPI_REAL16"},
-    {MPI_COMPLEX8, 0, 8, "MPI_COMPLEX8"},
-    {MPI_COMPLEX16, 0, 16, "MPI_COMPLEX16"},
-    {MPI_COMPLEX32, 0, 32, "MPI_COMPLEX32"},
-    {MPI_INTEGER1, MGEN_INT8_T, 1, "MPI_INTEGER1"},
-    {MPI_INTEGER2, MGEN_INT16_T, 2, "MPI_INTEGER2"},
-    {MPI_INTEGER4, MGEN_INT32_T, 4, "MPI_INTEGER4"},
-    {MPI_INTEGER8, MGEN_INT64_T, 8, "MPI_INTEGER8"},
-    {MPI_INT8_T, MGEN_INT8_T, 1, "MPI_INT8_T"},
-    {MPI_INT16_T, MGEN_INT16_T, 2, "MPI_INT16_T"},
-    {MPI_INT32_T, MGEN_INT32_T, 4, "MPI_INT32_T"},
-    {MPI_INT64_T, MGEN_INT64_T, 8, "MPI_INT64_T"},
-    {MPI_UINT8_T, MGEN_UINT8_T, 1, "MPI_UINT8_T"},
-    {MPI_UINT16_T, MGEN_UINT16_T, 2, "MPI_UINT16_T"},
-    {MPI_UINT32_T, MGEN_UINT32_T, 4, "MPI_UINT32_T"},
-    {MPI_UINT64_T, MGEN_UINT64_T, 8, "MPI_UINT64_T"},
-    {MPI_C_BOOL, MGEN_C_BOOL, sizeof(bool), "MPI_C_BOOL"},
-    {MPI_CXX_BOOL, MGEN_C_BOOL, sizeof(bool), "MPI_CXX_BOOL"},
-    {MPI_C_FLOAT_COMPLEX, 0, 8, "MPI_C_FLOAT_COMPLEX"},
-    {MPI_C_DOUBLE_COMPLEX, 0, 16, "MPI_C_DOUBLE_COMPLEX"},
-    {MPI_C_LONG_DOUBLE_COMPLEX, 0, 32, "MPI_C_LONG_DOUBLE_COMPLEX"},
-    {MPI_CXX_FLOAT_COMPLEX, 0, 8, "MPI_CXX_FLOAT_COMPLEX"},
-    {MPI_CXX_DOUBLE_COMPLEX, 0, 16, "MPI_CXX_DOUBLE_COMPLEX"},
-    {MPI_CXX_LONG_DOUBLE_COMPLEX, 0, 32, "MPI_CXX_LONG_DOUBLE_COMPLEX"},
-    {MPI_AINT, MGEN_INT64_T, 8, "MPI_AINT"},
-    {MPI_OFFSET, MGEN_INT64_T, 8, "MPI_OFFSET"},
-    {MPI_COUNT, MGEN_INT64_T, 8, "MPI_COUNT"},
+    {MPI_CHAR, MGEN_CHAR, 1, 0, 0, 0, "MPI_CHAR"},
+    {MPI_SIGNED_CHAR, MGEN_SIGNED_CHAR, 1, 0, 0, 0, "MPI_SIGNED_CHAR"},
+    {MPI_UNSIGNED_CHAR, MGEN_UNSIGNED_CHAR, 1, 0, 0, 0, "MPI_UNSIGNED_CHAR"},
+    {MPI_BYTE, MGEN_BYTE, 1, 0, 0, 0, "MPI_BYTE"},
+    {MPI_WCHAR, kTypeOpaque4, sizeof(wchar_t), 0, 0, 0, "MPI_WCHAR"},
+    {MPI_SHORT, MGEN_SHORT, sizeof(short), 0, 0, 0, "MPI_SHORT"},
+    {MPI_UNSIGNED_SHORT, MGEN_UNSIGNED_SHORT, sizeof(short), 0, 0, 0, "MPI_UNSIGNED_SHORT"},
+    {MPI_INT, MGEN_INT, sizeof(int), 0, 0, 0, "MPI_INT"},
+    {MPI_UNSIGNED, MGEN_UNSIGNED, sizeof(unsigned), 0, 0, 0, "MPI_UNSIGNED"},
+    {MPI_LONG, MGEN_LONG, sizeof(long), 0, 0, 0, "MPI_LONG"},
+    {MPI_UNSIGNED_LONG, MGEN_UNSIGNED_LONG, sizeof(long), 0, 0, 0, "MPI_UNSIGNED_LONG"},
+    {MPI_FLOAT, MGEN_FLOAT, sizeof(float), 0, 0, 0, "MPI_FLOAT"},
+    {MPI_DOUBLE, MGEN_DOUBLE, sizeof(double), 0, 0, 0, "MPI_DOUBLE"},
+    {MPI_LONG_DOUBLE, MGEN_LONG_DOUBLE, sizeof(long double), 0, 0, 0, "MPI_LONG_DOUBLE"},
+    {MPI_LONG_LONG_INT, MGEN_LONG_LONG, sizeof(long long), 0, 0, 0, "MPI_LONG_LONG_INT"},
+    {MPI_UNSIGNED_LONG_LONG, MGEN_UNSIGNED_LONG_LONG, sizeof(long long), 0, 0, 0, "MPI_UNSIGNED_LONG_LONG"},
+    {MPI_PACKED, kTypeOpaque1, 1, 0, 0, 0, "MPI_PACKED"},
+    {MPI_LB, 0, 0, 0, 0, 1, "MPI_LB"},
+    {MPI_UB, 0, 0, 0, 0, 1, "MPI_UB"},
+    pair<float>(MPI_FLOAT_INT, MGEN_FLOAT_INT, "MPI_FLOAT_INT"),
+    pair<double>(MPI_DOUBLE_INT, kTypePackedDoubleInt, "MPI_DOUBLE_INT"),
+    pair<long>(MPI_LONG_INT, kTypePackedLongInt, "MPI_LONG_INT"),
+    pair<short>(MPI_SHORT_INT, kTypePackedShortInt, "MPI_SHORT_INT"),
+    pair<int>(MPI_2INT, MGEN_2INT, "MPI_2INT"),
+    pair<long double>(MPI_LONG_DOUBLE_INT, kTypePackedLongDoubleInt, "MPI_LONG_DOUBLE_INT"),
+    {MPI_COMPLEX, kTypeFloatComplex, 8, 0, 0, 4, "MPI_COMPLEX"},
+    {MPI_DOUBLE_COMPLEX, kTypeDoubleComplex, 16, 0, 0, 8, "MPI_DOUBLE_COMPLEX"},
+    {MPI_LOGICAL, kTypeFortranLogical, 4, 0, 0, 0, "MPI_LOGICAL"},
+    {MPI_REAL, MGEN_FLOAT, 4, 0, 0, 0, "MPI_REAL"},
+    {MPI_DOUBLE_PRECISION, MGEN_DOUBLE, 8, 0, 0, 0, "MPI_DOUBLE_PRECISION"},
+    {MPI_INTEGER, MGEN_INT32_T, 4, 0, 0, 0, "MPI_INTEGER"},
+    pair<int>(MPI_2INTEGER, MGEN_2INT, "MPI_2INTEGER"),
+    pair<float, float>(MPI_2REAL, kType2Float, "MPI_2REAL"),
+    pair<double, double>(MPI_2DOUBLE_PRECISION, kType2Double, "MPI_2DOUBLE_PRECISION"),
+    {MPI_CHARACTER, MGEN_CHAR, 1, 0, 0, 0, "MPI_CHARACTER"},
+    {MPI_REAL4, MGEN_FLOAT, 4, 0, 0, 0, "MPI_REAL4"},
+    {MPI_REAL8, MGEN_DOUBLE, 8, 0, 0, 0, "MPI_REAL8"},
+    {MPI_REAL16, MGEN_LONG_DOUBLE, 16, 0, 0, 0, "MPI_REAL16"},
+    {MPI_COMPLEX8, kTypeFloatComplex, 8, 0, 0, 4, "MPI_COMPLEX8"},
+    {MPI_COMPLEX16, kTypeDoubleComplex, 16, 0, 0, 8, "MPI_COMPLEX16"},
+    {MPI_COMPLEX32, kTypeOpaque32, 32, 0, 0, 16, "MPI_COMPLEX32"},
+    {MPI_INTEGER1, MGEN_INT8_T, 1, 0, 0, 0, "MPI_INTEGER1"},
+    {MPI_INTEGER2, MGEN_INT16_T, 2, 0, 0, 0, "MPI_INTEGER2"},
+    {MPI_INTEGER4, MGEN_INT32_T, 4, 0, 0, 0, "MPI_INTEGER4"},
+    {MPI_INTEGER8, MGEN_INT64_T, 8, 0, 0, 0, "MPI_INTEGER8"},
+    {MPI_INT8_T, MGEN_INT8_T, 1, 0, 0, 0, "MPI_INT8_T"},
+    {MPI_INT16_T, MGEN_INT16_T, 2, 0, 0, 0, "MPI_INT16_T"},
+    {MPI_INT32_T, MGEN_INT32_T, 4, 0, 0, 0, "MPI_INT32_T"},
+    {MPI_INT64_T, MGEN_INT64_T, 8, 0, 0, 0, "MPI_INT64_T"},
+    {MPI_UINT8_T, MGEN_UINT8_T, 1, 0, 0, 0, "MPI_UINT8_T"},
+    {MPI_UINT16_T, MGEN_UINT16_T, 2, 0, 0, 0, "MPI_UINT16_T"},
+    {MPI_UINT32_T, MGEN_UINT32_T, 4, 0, 0, 0, "MPI_UINT32_T"},
+    {MPI_UINT64_T, MGEN_UINT64_T, 8, 0, 0, 0, "MPI_UINT64_T"},
+    {MPI_C_BOOL, MGEN_C_BOOL, sizeof(bool), 0, 0, 0, "MPI_C_BOOL"},
+    {MPI_CXX_BOOL, MGEN_C_BOOL, sizeof(bool), 0, 0, 0, "MPI_CXX_BOOL"},
+    // MPI_C_COMPLEX is MPI_C_FLOAT_COMPLEX's handle; MPICH names it by the shorter name.
+    {MPI_C_FLOAT_COMPLEX, kTypeFloatComplex, 8, 0, 0, 4, "MPI_C_COMPLEX"},
+    {MPI_C_DOUBLE_COMPLEX, kTypeDoubleComplex, 16, 0, 0, 8, "MPI_C_DOUBLE_COMPLEX"},
+    {MPI_C_LONG_DOUBLE_COMPLEX, kTypeLongDoubleComplex, 32, 0, 0, 16, "MPI_C_LONG_DOUBLE_COMPLEX"},
+    {MPI_CXX_FLOAT_COMPLEX, kTypeFloatComplex, 8, 0, 0, 4, "MPI_CXX_FLOAT_COMPLEX"},
+    {MPI_CXX_DOUBLE_COMPLEX, kTypeDoubleComplex, 16, 0, 0, 8, "MPI_CXX_DOUBLE_COMPLEX"},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, kTypeLongDoubleComplex, 32, 0, 0, 16, "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+    {MPI_AINT, MGEN_INT64_T, 8, 0, 0, 0, "MPI_AINT"},
+    {MPI_OFFSET, MGEN_INT64_T, 8, 0, 0, 0, "MPI_OFFSET"},
+    {MPI_COUNT, MGEN_INT64_T, 8, 0, 0, 0, "MPI_COUNT"},
 };
 
 const std::map<MPI_Datatype, DType>& builtins() {
@@ -172,13 +185,33 @@ const std::map<MPI_Datatype, DType>& builtins() {
     std::map<MPI_Datatype, DType> t;
     for (const Builtin& b : kBuiltins) {
       DType d;
-      d.size = b.size;
+      d.size = b.size + b.second;
       d.lb = d.true_lb = 0;
-      d.ub = d.true_ub = b.size;
-      d.segs = {{0, b.size}};
+      d.ub = b.extent != 0 ? b.extent : b.size;
+      d.align = b.align != 0 ? b.align : b.size;
+      if (b.second == 0) {
+        d.true_ub = b.size;
+        if (b.size > 0) {
+          d.segs = {{0, b.size}};
+          d.elems = {{b.size, 1}};
+        }
+        d.elements = b.size > 0 ? 1 : 0;
+      } else {
+        // The index sits at the first offset after the value aligned for its type.
+        const uint32_t at = (b.size + b.second - 1) / b.second * b.second;
+        d.true_ub = at + b.second;
+        if (at == b.size) {
+          d.segs = {{0, b.size + b.second}};
+        } else {
+          d.segs = {{0, b.size}, {at, b.second}};
+        }
+        d.elems = {{b.size, 1}, {b.second, 1}};
+        if (b.size == b.second) d.elems = {{b.size, 2}};
+        d.elements = 2;
+      }
       d.base = b.mgen;
       d.mpi_base = b.handle;
-      d.base_count = 1;
+      d.base_count = b.mgen != 0 ? 1 : 0;
       d.predefined = true;
       d.name = b.name;
       t.emplace(b.handle, std::move(d));
@@ -207,7 +240,7 @@ std::string extra_reduce(int op, int type, const void* in, void* inout, uint64_t
   const size_t o = static_cast<size_t>(op - kExtraBase);
   const auto& types = shim(*w).reduction_types[w->current().id];
   const size_t t = static_cast<size_t>(type - kExtraBase);
-  if (o >= st.ops.size() || !st.ops[o].used || t >= types.size()) return "invalid user-defined operation";
+  if (o >= st.ops.size() || st.ops[o].fn == nullptr || t >= types.size()) return "invalid user-defined operation";
   if (count == 0 || in == nullptr || inout == nullptr) return {};
   int len = static_cast<int>(count);
   MPI_Datatype dt = types[t].first;
@@ -393,14 +426,21 @@ DType* derived(MPI_Datatype t) {
   if ((static_cast<uint32_t>(t) & kKindMask) != kTypeKind) return nullptr;
   RankState& st = state();
   const size_t i = static_cast<uint32_t>(t) & ~kKindMask;
-  if (i >= st.types.size() || st.types[i].size == ~uint64_t{0}) return nullptr;
-  return &st.types[i];
+  if (i >= st.types.size()) return nullptr;
+  return st.types[i].get();
 }
 
 const DType& dtype(MPI_Datatype t) {
   const DType& d = dtype_any(t);
   if (!d.committed) fail(MPI_ERR_TYPE, "datatype used in communication before MPI_Type_commit");
   return d;
+}
+
+std::shared_ptr<const DType> dtype_ref(MPI_Datatype t) {
+  const DType& d = dtype(t);
+  if (d.predefined) return std::shared_ptr<const DType>(std::shared_ptr<const DType>(), &d);  // static
+  RankState& st = state();
+  return st.types[static_cast<uint32_t>(t) & ~kKindMask];
 }
 
 const DType& dtype_any(MPI_Datatype t) {
@@ -414,12 +454,12 @@ const DType& dtype_any(MPI_Datatype t) {
 MPI_Datatype add_type(DType t) {
   RankState& st = state();
   for (size_t i = 0; i < st.types.size(); ++i) {
-    if (st.types[i].size == ~uint64_t{0}) {
-      st.types[i] = std::move(t);
+    if (!st.types[i]) {
+      st.types[i] = std::make_shared<DType>(std::move(t));
       return static_cast<MPI_Datatype>(kTypeKind | i);
     }
   }
-  st.types.push_back(std::move(t));
+  st.types.push_back(std::make_shared<DType>(std::move(t)));
   return static_cast<MPI_Datatype>(kTypeKind | (st.types.size() - 1));
 }
 
@@ -503,7 +543,7 @@ void unpack(const std::byte* in, uint64_t bytes, void* buf, int count, const DTy
 Flat Flat::in(const void* buf, int count, MPI_Datatype t) {
   check_count(count);
   Flat f;
-  f.type_ = &dtype(t);
+  f.type_ = dtype_ref(t);
   f.count_ = count;
   f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
   if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
@@ -523,7 +563,7 @@ Flat Flat::in(const void* buf, int count, MPI_Datatype t) {
 Flat Flat::out(void* buf, int count, MPI_Datatype t) {
   check_count(count);
   Flat f;
-  f.type_ = &dtype(t);
+  f.type_ = dtype_ref(t);
   f.count_ = count;
   f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
   if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
@@ -616,7 +656,7 @@ int finish(MPI_Request* rp, MPI_Status* status) {
       state().error_text = api::truncation_text(r.requests[w]);
     }
     r.free_request_slot(w);
-    if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, dtype(q.dtype));
+    if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, *q.type);
   } else if (q.kind == Request::Kind::kDone) {
     ms = q.done_status;
   } else {

@@ -33,8 +33,13 @@ struct DType {
   int64_t true_lb = 0, true_ub = 0;
   std::vector<std::pair<int64_t, uint64_t>> segs;
   int base = 0;               // MGEN predefined type of every element, or 0 if mixed
-  MPI_Datatype mpi_base = 0;  // the same as an MPI handle (for Get_elements)
-  uint64_t base_count = 0;    // basic elements per element of this type
+  MPI_Datatype mpi_base = 0;  // the same as an MPI handle
+  uint64_t base_count = 0;    // reduction elements (of `base`) per element of this type
+  // MPI_Get_elements: the basic elements of one element in typemap order, as runs of
+  // (bytes each, how many); empty when too long to keep (then counted by `elements`).
+  std::vector<std::pair<uint32_t, uint64_t>> elems;
+  uint64_t elements = 0;  // basic elements per element (a pair type holds two)
+  int64_t align = 1;      // MPICH's alignment (structs pad their extent to it)
   bool predefined = false;
   bool committed = true;
   int combiner = MPI_COMBINER_NAMED;
@@ -55,6 +60,9 @@ struct Request {
   void* user_buf = nullptr;
   int count = 0;
   MPI_Datatype dtype = 0;
+  // The datatype itself, kept alive while the request may use it (MPI_Type_free only marks a
+  // type for deallocation: MPI-4.0 §5.1.9).
+  std::shared_ptr<const DType> type;
   std::vector<std::byte> temp;
   bool unpack = false;
   // Persistent operations: the arguments to start them again.
@@ -65,10 +73,13 @@ struct Request {
   MGEN_Status done_status{};  // kDone
 };
 
+// A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
+// apply it (slots are never reused, so a handle keeps naming its function).
 struct UserOp {
   MPI_User_function* fn = nullptr;
   bool commute = true;
-  bool used = false;
+  bool used = false;   // valid for new calls
+  bool freed = false;  // MPI_Op_free'd: pending reductions may still apply it
 };
 
 struct Errhandler {
@@ -87,7 +98,7 @@ struct Win;
 
 // Everything MPI keeps per process, for one rank.
 struct RankState {
-  std::vector<DType> types;  // derived datatypes, by handle index
+  std::vector<std::shared_ptr<DType>> types;  // derived datatypes, by handle index (null: free)
   std::vector<UserOp> ops;
   std::vector<Request> requests;
   std::vector<uint32_t> free_requests;
@@ -135,6 +146,8 @@ MPI_Group to_mpi_group(MGEN_Group g);
 const DType& dtype(MPI_Datatype t);      // fails with MPI_ERR_TYPE (also if not committed)
 const DType& dtype_any(MPI_Datatype t);  // committed or not (type constructors, queries)
 DType* derived(MPI_Datatype t);          // null for predefined types
+// The same as dtype(), shared: what a pending operation keeps (the type outlives its free).
+std::shared_ptr<const DType> dtype_ref(MPI_Datatype t);
 MPI_Datatype add_type(DType t);
 int mgen_op(MPI_Op op);            // predefined: the MGEN op; user: fails unless `allow_user`
 const UserOp* user_op(MPI_Op op);  // null for predefined
@@ -166,7 +179,7 @@ class Flat {
   uint64_t bytes_ = 0;
   void* user_ = nullptr;
   int count_ = 0;
-  const DType* type_ = nullptr;
+  std::shared_ptr<const DType> type_;
   std::vector<std::byte> temp_;
 };
 
