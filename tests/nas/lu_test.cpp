@@ -54,17 +54,19 @@ Expect lu_expect(const LuCase& c, int X, int Y, int r, int col) {
 
 }  // namespace
 
-TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 6, 8, 12, 16)", "[nas][lu]") {
+TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 6, 8, 12, 16, 32)",
+          "[nas][lu]") {
   const auto k = nas::make_lu();
   for (LuCase c : {LuCase{'S', 12, 50}, LuCase{'W', 33, 300}, LuCase{'A', 64, 250}}) {
-    for (int np : {4, 6, 8, 12, 16}) {
+    for (int np : {4, 6, 8, 12, 16, 32}) {
       // proc_grid: the factor pair closest to square, the larger one the rows: 2 x 2, 3 x 2,
-      // 4 x 2 (2^ceil(log2(np) / 2) rows for powers of two), 4 x 3, 4 x 4.
-      const int X = np == 4 ? 2 : np == 6 ? 3 : 4, Y = np / X;
+      // 4 x 2 (2^ceil(log2(np) / 2) rows for powers of two), 4 x 3, 4 x 4, 8 x 4.
+      const int X = np == 4 ? 2 : np == 6 ? 3 : np == 32 ? 8 : 4, Y = np / X;
       INFO("class " << c.cls << ", " << np << " processes");
-      if (c.n / X < 4) {
-        // Class S's 12 points over 4 rows leave 3 per process: subdomain stops NPB there.
-        CHECK_THAT(k->check({c.cls, np}), Catch::Contains("at least 4"));
+      if (c.n / X < 3) {
+        // Class S's 12 points over 8 rows leave 1 or 2 per process: subdomain stops NPB there
+        // (3 per process, class S on 8, 12 or 16, runs).
+        CHECK_THAT(k->check({c.cls, np}), Catch::Contains("at least 3"));
         continue;
       }
       REQUIRE(k->check({c.cls, np}).empty());
@@ -105,8 +107,13 @@ TEST_CASE("LU refuses process counts and classes NPB cannot use, naming the rule
   CHECK(k->check({'A', 24}).empty());
   CHECK(k->check({'A', 96}).empty());
   CHECK_THAT(k->check({'F', 4}), Catch::Contains("classes SWABCDE"));
-  CHECK_THAT(k->check({'S', 8}), Catch::Contains("4x2 process grid leaves subdomains of 3x6"));
-  CHECK_THAT(k->check({'C', 2048}), Catch::Contains("at least 4"));
+  // subdomain refuses fewer than 3 points per process along x or y, not 3 (S on 8, 12, 16 run).
+  CHECK_THAT(k->check({'S', 32}), Catch::Contains("8x4 process grid leaves subdomains of 1x3"));
+  CHECK_THAT(k->check({'C', 2048}), Catch::Contains("at least 3"));
+  CHECK(k->check({'S', 8}).empty());
+  CHECK(k->check({'S', 12}).empty());
+  CHECK(k->check({'S', 16}).empty());
+  CHECK(k->check({'B', 512}).empty());
   CHECK(k->check({'S', 4}).empty());
   CHECK(k->check({'C', 1024}).empty());
   CHECK(k->check({'D', 4096}).empty());
