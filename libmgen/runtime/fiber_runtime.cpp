@@ -229,7 +229,10 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
 }
 
 void FiberRuntime::create(size_t i) {
-  if (i == contexts_.size()) {
+  // Helper ids are handed out on the ranks' fibers, in the order they call, but created in
+  // event order: a later id can come first (rank 1's collective at an earlier time than rank
+  // 0's), so grow up to `i`, leaving the ids in between creatable.
+  while (i >= contexts_.size()) {
     extra_.push_back(std::make_unique<StackPool>(pool_.stack_bytes(), 1));
     contexts_.push_back(nullptr);
     fake_stacks_.insert(fake_stacks_.end() - 1, nullptr);  // the engine's stays last
