@@ -54,8 +54,7 @@ Expect lu_expect(const LuCase& c, int X, int Y, int r, int col) {
 
 }  // namespace
 
-TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 6, 8, 12, 16, 32)",
-          "[nas][lu]") {
+TEST_CASE("LU: each rank's messages and bytes equal the closed forms (S, W, A at 4, 6, 8, 12, 16, 32)", "[nas][lu]") {
   const auto k = nas::make_lu();
   for (LuCase c : {LuCase{'S', 12, 50}, LuCase{'W', 33, 300}, LuCase{'A', 64, 250}}) {
     for (int np : {4, 6, 8, 12, 16, 32}) {
