@@ -229,7 +229,9 @@ void FiberRuntime::spawn(const std::function<void(size_t)>& body) {
 }
 
 void FiberRuntime::create(size_t i) {
-  if (i == contexts_.size()) {
+  // Helper ids are handed out when ranks call (in fiber order) but created when the engine
+  // reaches their start (in time order): a later id may come first, so grow up to it.
+  while (i >= contexts_.size()) {
     extra_.push_back(std::make_unique<StackPool>(pool_.stack_bytes(), 1));
     contexts_.push_back(nullptr);
     fake_stacks_.insert(fake_stacks_.end() - 1, nullptr);  // the engine's stays last
