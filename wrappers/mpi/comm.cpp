@@ -172,12 +172,21 @@ int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info, MPI_Comm* newcomm) {
 }
 MGEN_MPI_ALIAS(Comm_dup_with_info)
 
-// The duplicate is made before returning (its cost charged now); the request is born complete.
+// The duplicate exists at once (its context is derived without communication, as MPI_Comm_dup
+// derives it); the request is a non-blocking barrier on it, the cost of MPICH's context
+// agreement, so ranks may start idups of different communicators in different orders.
 int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* req) {
   return call("MPI_Comm_idup", c, [&] {
-    const int rc = PMPI_Comm_dup(c, newcomm);
-    if (rc == MPI_SUCCESS) completed_request(req);
-    return rc;
+    if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
+    *newcomm = dup_now(c);
+    copy_attrs(c, *newcomm);
+    auto it = state().comm_errhandler.find(c);
+    if (it != state().comm_errhandler.end()) state().comm_errhandler[*newcomm] = it->second;
+    if (is_inter(c)) {
+      completed_request(req);
+      return MPI_SUCCESS;
+    }
+    return PMPI_Ibarrier(*newcomm, req);
   });
 }
 MGEN_MPI_ALIAS(Comm_idup)

@@ -218,6 +218,15 @@ void create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
   PMPI_Barrier(*out);
 }
 
+MPI_Comm dup_now(MPI_Comm c) {
+  Comm& parent = comm_of(c);
+  // The context MGEN_Comm_dup derives (same constant, same count): deterministic, so no
+  // exchange is needed to agree on it; the caller charges the agreement.
+  auto dup = make(parent.derive_context(0xd0d0), parent.group, parent.remote);
+  dup->cart = parent.cart;
+  return adopt(std::move(dup));
+}
+
 void completed_request(MPI_Request* req) {
   if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
   Request* q = nullptr;

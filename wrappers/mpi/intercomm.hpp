@@ -26,6 +26,10 @@ void create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out);
 // MPI_Comm_compare when either communicator is an intercommunicator.
 int inter_compare(MPI_Comm a, MPI_Comm b);
 
+// MPI_Comm_idup's duplicate, made at once without communication (the context agreement's cost
+// is left to the caller).
+MPI_Comm dup_now(MPI_Comm c);
+
 // A request that is already complete (the non-blocking forms that finish before returning).
 void completed_request(MPI_Request* req);
 
