@@ -9,7 +9,8 @@
  * only one side chooses gives MPI_COMM_NULL) and Comm_create on the intercommunicator,
  * Comm_dup and Comm_compare of intercommunicators. On MPI_COMM_WORLD: Comm_create_group
  * (only the members call it, twice with the same tag), Comm_idup, Comm_dup_with_info,
- * Comm_idup_with_info, Comm_set_info/get_info. Needs two ranks for the intercommunicator parts.
+ * Comm_idup_with_info (MPI-4.0), Comm_set_info/get_info. An invalid root gives MPI_ERR_ROOT.
+ * Needs two ranks for the intercommunicator parts.
  */
 #include "check.h"
 
@@ -440,6 +441,12 @@ static void test_intercomm(ck_t* h, int rank, int size, int k) {
     exchanges(h, &x, nb);
   }
   constructors(h, &x);
+  /* A root that is neither MPI_ROOT, MPI_PROC_NULL nor a remote rank: MPI_ERR_ROOT, locally. */
+  MPI_Comm_set_errhandler(x.ic, MPI_ERRORS_RETURN);
+  int b = 0, cls = MPI_SUCCESS;
+  const int rc = MPI_Bcast(&b, 1, MPI_INT, x.rs + 5, x.ic);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_ROOT, "bcast with root %d: error class %d", x.rs + 5, cls);
   MPI_Comm_free(&x.ic);
 }
 
