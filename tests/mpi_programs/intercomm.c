@@ -58,7 +58,8 @@ static void rooted(ck_t* h, const Ic* x, int root_first, int nb) {
   wait_if(nb, &rq);
   for (int i = 0; i < N; i++) {
     const int want = in_root_group ? (am_root ? val(root_world, i) : -1) : val(root_world, i);
-    CHECK(buf[i] == want, "bcast[%d] = %d want %d (nb %d, root group first %d, k %d)", i, buf[i], want, nb, root_first, x->k);
+    CHECK(buf[i] == want, "bcast[%d] = %d want %d (nb %d, root group first %d, k %d)", i, buf[i], want, nb, root_first,
+          x->k);
   }
   ck_ints(h, buf, N);
 

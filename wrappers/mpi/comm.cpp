@@ -147,8 +147,8 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm
         return MPI_SUCCESS;
       }
       default:
-        fail(MPI_ERR_ARG, fmt::format("split type {} (mgen knows MPI_COMM_TYPE_SHARED, _HW_GUIDED and _HW_UNGUIDED)",
-                                      split_type));
+        fail(MPI_ERR_ARG,
+             fmt::format("split type {} (mgen knows MPI_COMM_TYPE_SHARED, _HW_GUIDED and _HW_UNGUIDED)", split_type));
     }
   });
 }

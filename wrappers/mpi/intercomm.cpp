@@ -160,7 +160,8 @@ void inter_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   auto local = chosen(*ic.group, local_table, mine_color);
   auto remote = chosen(*ic.remote, remote_table, mine_color);
   if (!remote) return;  // a color only one side chose
-  *out = adopt(make(context_from(base ^ (static_cast<uint64_t>(mine_color) << 8)), std::move(local), std::move(remote)));
+  *out =
+      adopt(make(context_from(base ^ (static_cast<uint64_t>(mine_color) << 8)), std::move(local), std::move(remote)));
 }
 
 void inter_create(MPI_Comm c, MPI_Group g, MPI_Comm* out) {

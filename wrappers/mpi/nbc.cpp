@@ -366,7 +366,8 @@ MGEN_MPI_ALIAS(Ireduce_scatter_block)
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igatherv", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return gatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
@@ -377,7 +378,8 @@ MGEN_MPI_ALIAS(Igatherv)
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igather", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       if (p.comm.rank != root) {
         return gatherv_plan(s, p, sendbuf, sendcount, sendtype, nullptr, nullptr, nullptr, recvtype, root);
@@ -393,7 +395,9 @@ MGEN_MPI_ALIAS(Igather)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatterv", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c),
+                       req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return scatterv_plan(s, p, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
@@ -404,7 +408,8 @@ MGEN_MPI_ALIAS(Iscatterv)
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatter", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       if (p.comm.rank != root) {
         return scatterv_plan(s, p, nullptr, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root);
@@ -420,7 +425,8 @@ MGEN_MPI_ALIAS(Iscatter)
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgatherv", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return allgatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
@@ -431,7 +437,8 @@ MGEN_MPI_ALIAS(Iallgatherv)
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgather", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (rt.dense()) {
@@ -455,7 +462,9 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c,
                     MPI_Request* req) {
   return call("MPI_Ialltoallv", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c), req);
+    if (is_inter(c))
+      return inter_now(
+          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return alltoallv_plan(s, p, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
     });
@@ -466,7 +475,8 @@ MGEN_MPI_ALIAS(Ialltoallv)
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ialltoall", c, [&] {
-    if (is_inter(c)) return inter_now(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
+    if (is_inter(c))
+      return inter_now(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (!in_place(sendbuf) && rt.dense() && dtype(sendtype).dense()) {
