@@ -9,8 +9,8 @@
  * only one side chooses gives MPI_COMM_NULL) and Comm_create on the intercommunicator,
  * Comm_dup and Comm_compare of intercommunicators. On MPI_COMM_WORLD: Comm_create_group
  * (only the members call it, twice with the same tag), Comm_idup, Comm_dup_with_info,
- * Comm_idup_with_info (MPI-4.0), Comm_set_info/get_info. An invalid root gives MPI_ERR_ROOT.
- * Needs two ranks for the intercommunicator parts.
+ * Comm_idup_with_info and Intercomm_create_from_groups (MPI-4.0), Comm_set_info/get_info. An invalid root gives
+ * MPI_ERR_ROOT. Needs two ranks for the intercommunicator parts.
  */
 #include "check.h"
 
@@ -442,6 +442,22 @@ static void test_intercomm(ck_t* h, int rank, int size, int k) {
     exchanges(h, &x, nb);
   }
   constructors(h, &x);
+  /* The same two groups by MPI_Intercomm_create_from_groups (MPI-4.0): remote members. */
+  MPI_Group wg, lg, rg;
+  MPI_Comm fg;
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  int range[1][3] = {{0, k - 1, 1}}, rest[1][3] = {{k, size - 1, 1}};
+  MPI_Group_range_incl(wg, 1, x.first ? range : rest, &lg);
+  MPI_Group_range_incl(wg, 1, x.first ? rest : range, &rg);
+  MPI_Intercomm_create_from_groups(lg, 0, rg, 0, "intercomm.c", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &fg);
+  int want = 0;
+  for (int j = 0; j < x.rs; j++)
+    want += remote_world(&x, j);
+  CHECK(remote_sum(fg, rank) == want, "from_groups: remote members");
+  MPI_Comm_free(&fg);
+  MPI_Group_free(&wg);
+  MPI_Group_free(&lg);
+  MPI_Group_free(&rg);
   /* A root that is neither MPI_ROOT, MPI_PROC_NULL nor a remote rank: MPI_ERR_ROOT, locally. */
   MPI_Comm_set_errhandler(x.ic, MPI_ERRORS_RETURN);
   int b = 0, cls = MPI_SUCCESS;

@@ -297,6 +297,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 }
 MGEN_MPI_ALIAS(Intercomm_create)
 
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char* stringtag, MPI_Info, MPI_Errhandler errhandler,
+                                      MPI_Comm* newintercomm) {
+  return call("MPI_Intercomm_create_from_groups", MPI_COMM_WORLD, [&] {
+    intercomm_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, newintercomm);
+    return PMPI_Comm_set_errhandler(*newintercomm, errhandler);
+  });
+}
+MGEN_MPI_ALIAS(Intercomm_create_from_groups)
+
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   return call("MPI_Intercomm_merge", intercomm, [&] {
     MGEN_Comm n = MGEN_COMM_NULL;

@@ -219,6 +219,44 @@ void create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
   PMPI_Barrier(*out);
 }
 
+void intercomm_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+                           const char* stringtag, MPI_Comm* out) {
+  auto& groups = scope().rank().groups;
+  auto get = [&](MPI_Group g) {
+    const MGEN_Group h = group(g);
+    if (h <= 1 || static_cast<size_t>(h) >= groups.size() || !groups[h]) fail(MPI_ERR_GROUP, "invalid or empty group");
+    return groups[h];
+  };
+  const std::shared_ptr<const Group> local = get(local_group), remote = get(remote_group);
+  if (stringtag == nullptr) fail(MPI_ERR_ARG, "null stringtag");
+  if (local_leader < 0 || local_leader >= local->size() || remote_leader < 0 || remote_leader >= remote->size()) {
+    fail(MPI_ERR_RANK, fmt::format("leaders {} / {} outside groups of {} / {}", local_leader, remote_leader,
+                                   local->size(), remote->size()));
+  }
+  if (local->rank_of(scope().rank().rank) < 0) fail(MPI_ERR_GROUP, "the calling process is not in the local group");
+  // Both sides derive the same context from what both know: the tag and the two groups (summed,
+  // so the order of the sides does not matter), numbered per such call.
+  uint64_t key = 0;
+  for (const char* c = stringtag; *c != 0; ++c)
+    key = mix(key ^ static_cast<unsigned char>(*c));
+  uint64_t sides = 0;
+  for (const Group* g : {local.get(), remote.get()}) {
+    uint64_t h = 0;
+    for (int i = 0; i < g->size(); ++i) {
+      if (g == local.get() && remote->rank_of(g->world(i)) >= 0) {
+        fail(MPI_ERR_GROUP, fmt::format("world rank {} is in both groups", g->world(i)));
+      }
+      h = mix(h ^ g->world(i));
+    }
+    sides += h;
+  }
+  key = mix(key ^ mix(sides) ^ 0xf20a);
+  const uint32_t seq = per_rank().create_group_seq[key]++;
+  *out = adopt(make(context_from(key + seq), local, remote));
+  // What the context agreement costs (MPICH agrees through the leaders).
+  PMPI_Barrier(*out);
+}
+
 MPI_Comm dup_now(MPI_Comm c) {
   Comm& parent = comm_of(c);
   // The context MGEN_Comm_dup derives (same constant, same count): deterministic, so no

@@ -26,6 +26,10 @@ void create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out);
 // MPI_Comm_compare when either communicator is an intercommunicator.
 int inter_compare(MPI_Comm a, MPI_Comm b);
 
+// MPI_Intercomm_create_from_groups (MPI-4.0): both groups are given, so no exchange is needed.
+void intercomm_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+                           const char* stringtag, MPI_Comm* out);
+
 // MPI_Comm_idup's duplicate, made at once without communication (the context agreement's cost
 // is left to the caller).
 MPI_Comm dup_now(MPI_Comm c);
