@@ -10,6 +10,7 @@
 #include "core/datatype.hpp"
 #include "core/world.hpp"
 #include "mpi/coll_args.hpp"
+#include "mpi/intercomm.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -44,6 +45,10 @@ extern "C" {
 
 int PMPI_Barrier(MPI_Comm c) {
   return call("MPI_Barrier", c, [&] {
+    if (is_inter(c)) {
+      inter_barrier(c);
+      return MPI_SUCCESS;
+    }
     MGEN_Barrier(comm(c));
     return MPI_SUCCESS;
   });
@@ -52,6 +57,10 @@ MGEN_MPI_ALIAS(Barrier)
 
 int PMPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   return call("MPI_Bcast", c, [&] {
+    if (is_inter(c)) {
+      inter_bcast(buf, count, t, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const bool at_root = comm_rank(h) == root;
     Flat f = at_root ? Flat::in(buf, count, t) : Flat::out(buf, count, t);
@@ -64,6 +73,10 @@ MGEN_MPI_ALIAS(Bcast)
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   return call("MPI_Reduce", c, [&] {
+    if (is_inter(c)) {
+      inter_reduce(sendbuf, recvbuf, count, t, op, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const bool at_root = comm_rank(h) == root;
     Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
@@ -80,6 +93,10 @@ MGEN_MPI_ALIAS(Reduce)
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   return call("MPI_Allreduce", c, [&] {
+    if (is_inter(c)) {
+      inter_allreduce(sendbuf, recvbuf, count, t, op, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
     if (r.ordered) {
@@ -125,6 +142,10 @@ MGEN_MPI_ALIAS(Exscan)
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype t, MPI_Op op,
                         MPI_Comm c) {
   return call("MPI_Reduce_scatter", c, [&] {
+    if (is_inter(c)) {
+      inter_reduce_scatter(sendbuf, recvbuf, recvcounts, t, op, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h), me = comm_rank(h);
     int total = 0;
@@ -169,6 +190,10 @@ MGEN_MPI_ALIAS(Reduce_scatter_block)
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm c) {
   return call("MPI_Gatherv", c, [&] {
+    if (is_inter(c)) {
+      inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const bool at_root = comm_rank(h) == root;
@@ -191,6 +216,10 @@ MGEN_MPI_ALIAS(Gatherv)
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm c) {
   return call("MPI_Gather", c, [&] {
+    if (is_inter(c)) {
+      inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const bool at_root = comm_rank(h) == root;
@@ -208,6 +237,10 @@ MGEN_MPI_ALIAS(Gather)
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm c) {
   return call("MPI_Scatterv", c, [&] {
+    if (is_inter(c)) {
+      inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const bool at_root = comm_rank(h) == root;
@@ -230,6 +263,10 @@ MGEN_MPI_ALIAS(Scatterv)
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm c) {
   return call("MPI_Scatter", c, [&] {
+    if (is_inter(c)) {
+      inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     if (comm_rank(h) == root) {
@@ -246,6 +283,10 @@ MGEN_MPI_ALIAS(Scatter)
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm c) {
   return call("MPI_Allgatherv", c, [&] {
+    if (is_inter(c)) {
+      inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const bool ip = in_place(sendbuf);
@@ -262,6 +303,10 @@ MGEN_MPI_ALIAS(Allgatherv)
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm c) {
   return call("MPI_Allgather", c, [&] {
+    if (is_inter(c)) {
+      inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const DType& rt = dtype(recvtype);
@@ -285,6 +330,10 @@ MGEN_MPI_ALIAS(Allgather)
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c) {
   return call("MPI_Alltoallv", c, [&] {
+    if (is_inter(c)) {
+      inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     if (in_place(sendbuf)) {
@@ -313,6 +362,10 @@ MGEN_MPI_ALIAS(Alltoallv)
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm c) {
   return call("MPI_Alltoall", c, [&] {
+    if (is_inter(c)) {
+      inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+      return MPI_SUCCESS;
+    }
     const MGEN_Comm h = comm(c);
     const int p = comm_size(h);
     const bool ip = in_place(sendbuf);

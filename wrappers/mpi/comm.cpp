@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "mpi/intercomm.hpp"
 #include "mpi/shim.hpp"
 
 using namespace mgen::mpi;
@@ -107,6 +108,10 @@ MGEN_MPI_ALIAS(Comm_size)
 int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
   return call("MPI_Comm_split", c, [&] {
     if (color < 0 && color != MPI_UNDEFINED) fail(MPI_ERR_ARG, fmt::format("negative color {}", color));
+    if (is_inter(c)) {
+      inter_split(c, color, key, newcomm);
+      return MPI_SUCCESS;
+    }
     MGEN_Comm n = MGEN_COMM_NULL;
     MGEN_Comm_split(comm(c), color == MPI_UNDEFINED ? MGEN_UNDEFINED : color, key, &n);
     *newcomm = to_mpi_comm(n);
@@ -117,13 +122,34 @@ MGEN_MPI_ALIAS(Comm_split)
 
 int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
   return call("MPI_Comm_split_type", c, [&] {
-    comm(c);
-    const int color = split_type == MPI_COMM_TYPE_SHARED ? static_cast<int>(scope().rank().node) : MPI_UNDEFINED;
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
-      fail(MPI_ERR_ARG,
-           fmt::format("split type {} (mgen knows MPI_COMM_TYPE_SHARED: the ranks of one node)", split_type));
+    const MGEN_Comm h = comm(c);
+    const int node = static_cast<int>(scope().rank().node);
+    switch (split_type) {
+      case MPI_UNDEFINED:
+        return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
+      case MPI_COMM_TYPE_SHARED:
+        return PMPI_Comm_split(c, node, key, newcomm);
+      case MPI_COMM_TYPE_HW_GUIDED:
+        // The only hardware level mgen models is the node, and the info hints that would name
+        // it are not kept: as MPI says for an unrecognised resource type, MPI_COMM_NULL.
+        return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
+      case MPI_COMM_TYPE_HW_UNGUIDED: {
+        // A strictly smaller hardware domain: the node, unless the node holds the whole
+        // communicator (then there is none: MPI_COMM_NULL).
+        MPI_Comm sub = MPI_COMM_NULL;
+        const int rc = PMPI_Comm_split(c, node, key, &sub);
+        if (rc != MPI_SUCCESS) return rc;
+        int n = 0, all = 0;
+        PMPI_Comm_size(sub, &n);
+        MGEN_Comm_size(h, &all);
+        if (n == all) PMPI_Comm_free(&sub);
+        *newcomm = sub;
+        return MPI_SUCCESS;
+      }
+      default:
+        fail(MPI_ERR_ARG,
+             fmt::format("split type {} (mgen knows MPI_COMM_TYPE_SHARED, _HW_GUIDED and _HW_UNGUIDED)", split_type));
     }
-    return PMPI_Comm_split(c, color, key, newcomm);
   });
 }
 MGEN_MPI_ALIAS(Comm_split_type)
@@ -141,8 +167,68 @@ int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
 }
 MGEN_MPI_ALIAS(Comm_dup)
 
+int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info, MPI_Comm* newcomm) {
+  return call("MPI_Comm_dup_with_info", c, [&] { return PMPI_Comm_dup(c, newcomm); });  // hints are ignored
+}
+MGEN_MPI_ALIAS(Comm_dup_with_info)
+
+// The duplicate exists at once (its context is derived without communication, as MPI_Comm_dup
+// derives it); the request is a non-blocking barrier on it, the cost of MPICH's context
+// agreement, so ranks may start idups of different communicators in different orders.
+int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* req) {
+  return call("MPI_Comm_idup", c, [&] {
+    if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
+    *newcomm = dup_now(c);
+    copy_attrs(c, *newcomm);
+    auto it = state().comm_errhandler.find(c);
+    if (it != state().comm_errhandler.end()) state().comm_errhandler[*newcomm] = it->second;
+    if (is_inter(c)) {
+      completed_request(req);
+      return MPI_SUCCESS;
+    }
+    return PMPI_Ibarrier(*newcomm, req);
+  });
+}
+MGEN_MPI_ALIAS(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info, MPI_Comm* newcomm, MPI_Request* req) {
+  return call("MPI_Comm_idup_with_info", c, [&] { return PMPI_Comm_idup(c, newcomm, req); });
+}
+MGEN_MPI_ALIAS(Comm_idup_with_info)
+
+int PMPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) {
+  return call("MPI_Comm_create_group", c, [&] {
+    create_group(c, g, tag, newcomm);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_create_group)
+
+// Hints: accepted and ignored (MPI lets an implementation ignore any); the info returned holds
+// none of them.
+int PMPI_Comm_set_info(MPI_Comm c, MPI_Info) {
+  return call("MPI_Comm_set_info", c, [&] {
+    comm(c);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm c, MPI_Info* info) {
+  return call("MPI_Comm_get_info", c, [&] {
+    comm(c);
+    if (info == nullptr) fail(MPI_ERR_ARG, "null info pointer");
+    return PMPI_Info_create(info);
+  });
+}
+MGEN_MPI_ALIAS(Comm_get_info)
+
 int PMPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm* newcomm) {
   return call("MPI_Comm_create", c, [&] {
+    if (is_inter(c)) {
+      inter_create(c, g, newcomm);
+      return MPI_SUCCESS;
+    }
     MGEN_Comm n = MGEN_COMM_NULL;
     MGEN_Comm_create(comm(c), group(g), &n);
     *newcomm = to_mpi_comm(n);
@@ -156,6 +242,7 @@ int PMPI_Comm_free(MPI_Comm* c) {
     if (*c == MPI_COMM_WORLD || *c == MPI_COMM_SELF) fail(MPI_ERR_COMM, "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
     MGEN_Comm h = comm(*c);
     delete_attrs(*c);
+    forget_inter(*c);
     state().comm_errhandler.erase(*c);
     state().comm_names.erase(*c);
     state().nbc_seq.erase(*c);
@@ -176,6 +263,10 @@ int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
     if (a == b) {
       comm(a);
       *result = MPI_IDENT;
+      return MPI_SUCCESS;
+    }
+    if (is_inter(a) || is_inter(b)) {
+      *result = inter_compare(a, b);
       return MPI_SUCCESS;
     }
     const int r = compare_members(comm_members(comm(a)), comm_members(comm(b)));
@@ -205,6 +296,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   });
 }
 MGEN_MPI_ALIAS(Intercomm_create)
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char* stringtag, MPI_Info, MPI_Errhandler errhandler,
+                                      MPI_Comm* newintercomm) {
+  return call("MPI_Intercomm_create_from_groups", MPI_COMM_WORLD, [&] {
+    intercomm_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, newintercomm);
+    return PMPI_Comm_set_errhandler(*newintercomm, errhandler);
+  });
+}
+MGEN_MPI_ALIAS(Intercomm_create_from_groups)
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   return call("MPI_Intercomm_merge", intercomm, [&] {

@@ -15,6 +15,7 @@
 #include "api/coll_jobs.hpp"
 #include "core/world.hpp"
 #include "mpi/coll_args.hpp"
+#include "mpi/intercomm.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -76,6 +77,15 @@ int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   *req = new_request(&q);
   q->kind = XRequest::Kind::kP2P;
   q->inner = static_cast<MGEN_Request>(done) + 1;
+  return MPI_SUCCESS;
+}
+
+// An intercommunicator's non-blocking collective runs to completion before returning (the
+// blocking algorithm of intercomm_colls.cpp): its request is born complete. Overlap with
+// computation is lost; matching and results are MPI's.
+int inter_now(int rc, MPI_Request* req) {
+  if (rc != MPI_SUCCESS) return rc;
+  completed_request(req);
   return MPI_SUCCESS;
 }
 
@@ -283,13 +293,16 @@ std::vector<int> strided(int n, int stride) {
 extern "C" {
 
 int PMPI_Ibarrier(MPI_Comm c, MPI_Request* req) {
-  return call("MPI_Ibarrier", c,
-              [&] { return start(c, req, [&](Scope& s, Pending& p) { return api::barrier_job(s, p.comm); }); });
+  return call("MPI_Ibarrier", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Barrier(c), req);
+    return start(c, req, [&](Scope& s, Pending& p) { return api::barrier_job(s, p.comm); });
+  });
 }
 MGEN_MPI_ALIAS(Ibarrier)
 
 int PMPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ibcast", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Bcast(buf, count, t, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) { return bcast_plan(s, p, buf, count, t, root); });
   });
 }
@@ -298,6 +311,7 @@ MGEN_MPI_ALIAS(Ibcast)
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                  MPI_Request* req) {
   return call("MPI_Ireduce", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Reduce(sendbuf, recvbuf, count, t, op, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) { return reduce_plan(s, p, sendbuf, recvbuf, count, t, op, root); });
   });
 }
@@ -306,6 +320,7 @@ MGEN_MPI_ALIAS(Ireduce)
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                     MPI_Request* req) {
   return call("MPI_Iallreduce", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Allreduce(sendbuf, recvbuf, count, t, op, c), req);
     return start(c, req, [&](Scope& s, Pending& p) { return allreduce_plan(s, p, sendbuf, recvbuf, count, t, op); });
   });
 }
@@ -329,6 +344,7 @@ MGEN_MPI_ALIAS(Iexscan)
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype t, MPI_Op op,
                          MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ireduce_scatter", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, t, op, c), req);
     return start(c, req,
                  [&](Scope& s, Pending& p) { return reduce_scatter_plan(s, p, sendbuf, recvbuf, recvcounts, t, op); });
   });
@@ -338,6 +354,7 @@ MGEN_MPI_ALIAS(Ireduce_scatter)
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                                MPI_Request* req) {
   return call("MPI_Ireduce_scatter_block", c, [&] {
+    if (is_inter(c)) return inter_now(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, t, op, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       const std::vector<int> counts = repeated(p.comm.size(), recvcount);
       return reduce_scatter_plan(s, p, sendbuf, recvbuf, counts.data(), t, op);
@@ -349,6 +366,8 @@ MGEN_MPI_ALIAS(Ireduce_scatter_block)
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igatherv", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return gatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
@@ -359,6 +378,8 @@ MGEN_MPI_ALIAS(Igatherv)
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Igather", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       if (p.comm.rank != root) {
         return gatherv_plan(s, p, sendbuf, sendcount, sendtype, nullptr, nullptr, nullptr, recvtype, root);
@@ -374,6 +395,9 @@ MGEN_MPI_ALIAS(Igather)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatterv", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c),
+                       req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return scatterv_plan(s, p, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
@@ -384,6 +408,8 @@ MGEN_MPI_ALIAS(Iscatterv)
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscatter", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       if (p.comm.rank != root) {
         return scatterv_plan(s, p, nullptr, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root);
@@ -399,6 +425,8 @@ MGEN_MPI_ALIAS(Iscatter)
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgatherv", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return allgatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
@@ -409,6 +437,8 @@ MGEN_MPI_ALIAS(Iallgatherv)
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iallgather", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (rt.dense()) {
@@ -432,6 +462,9 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c,
                     MPI_Request* req) {
   return call("MPI_Ialltoallv", c, [&] {
+    if (is_inter(c))
+      return inter_now(
+          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) {
       return alltoallv_plan(s, p, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
     });
@@ -442,6 +475,8 @@ MGEN_MPI_ALIAS(Ialltoallv)
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ialltoall", c, [&] {
+    if (is_inter(c))
+      return inter_now(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
     return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (!in_place(sendbuf) && rt.dense() && dtype(sendtype).dense()) {
