@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "colls/colls.hpp"
+#include "core/datatype.hpp"
 
 namespace mgen::mpi::colls {
 
@@ -115,12 +116,23 @@ inline void exchange(Channel& ch, const void* sbuf, uint64_t sbytes, int dst, vo
   ch.waitall(qs, n);
 }
 
+// Whether `a op b` and `b op a` are the same bits for every predefined type, so a received
+// operand can be folded into the accumulator whichever rank it came from, in place, as MPICH's
+// algorithms do for commutative operations. Sums and products (IEEE addition and
+// multiplication commute, complex ones too: each part is the same products added in either
+// order) and the logical and bitwise operations do; MAX and MIN do not quite (signed zeros,
+// NaN: which operand is returned depends on the order), nor may user-defined operations.
+inline bool folds_in_place(int op) {
+  return op == kOpSum || op == kOpProd || (op >= kOpLand && op <= kOpBxor);
+}
+
 // acc = (lower op higher) over `count` elements, where `tmp` holds the other operand and may
 // be overwritten: MPI's canonical rank order at the price of one local copy when the
-// received operand is the higher one.
+// received operand is the higher one, unless the operation gives the same bits in either
+// order (folds_in_place).
 inline void combine(Channel& ch, char* tmp, char* acc, bool tmp_is_lower, uint64_t count, int type, uint32_t type_size,
                     int op) {
-  if (tmp_is_lower) {
+  if (tmp_is_lower || folds_in_place(op)) {
     ch.reduce(tmp, acc, count, type, op);
   } else {
     ch.reduce(acc, tmp, count, type, op);
