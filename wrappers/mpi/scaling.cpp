@@ -5,10 +5,12 @@
 // charged their mean for the rest. docs/mpi-coverage.md ("Scaling aids") lists the caveats.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "core/world.hpp"
 #include "mgen/mpix.h"
