@@ -163,8 +163,7 @@ void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* ac
     const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
     const uint64_t keep = begin(keep_lo) * type_size, keep_n = begin(keep_hi) - begin(keep_lo);
     const uint64_t give = begin(give_lo) * type_size, give_n = begin(give_hi) - begin(give_lo);
-    exchange(ch, at(in ? in : acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner,
-             tag);
+    exchange(ch, at(in ? in : acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
     if (in != nullptr) {
       ch.reduce(at(in, keep), at(tmp, keep), keep_n, type, op);
       std::swap(acc, tmp);
@@ -175,8 +174,8 @@ void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* ac
     lo = keep_lo;
     hi = keep_hi;
   }
-  if (acc != result) copy_block(at(result, begin(lo) * type_size), at(acc, begin(lo) * type_size),
-                                (begin(hi) - begin(lo)) * type_size);
+  if (acc != result)
+    copy_block(at(result, begin(lo) * type_size), at(acc, begin(lo) * type_size), (begin(hi) - begin(lo)) * type_size);
 }
 
 }  // namespace mgen::mpi::colls

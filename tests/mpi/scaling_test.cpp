@@ -86,28 +86,31 @@ TEST_CASE("messages from and to shared buffers cost the same and move no bytes",
     for (const int mode : {0, 1, 2}) {  // 0: private, 1: shared source, 2: shared destination
       std::vector<unsigned char> got_eager(kEager), got_rdv(kRendezvous);
       unsigned char shared_after = 0;
-      const auto r = run_mpi(2, [&](int rank, int) {
-        unsigned char* shared = static_cast<unsigned char*>(MGEN_SHARED_MALLOC(kRendezvous));
-        if (rank == 1) std::memset(shared, 0xEE, kRendezvous);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0) {
-          std::vector<unsigned char> mine(kRendezvous, 0x11);
-          const unsigned char* from = mode == 1 ? shared : mine.data();
-          MPI_Send(from, kEager, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-          MPI_Send(from, kRendezvous, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
-        } else {
-          std::vector<unsigned char> eager(kEager, 0x22), rdv(kRendezvous, 0x22);
-          unsigned char* into_eager = mode == 2 ? shared : eager.data();
-          unsigned char* into_rdv = mode == 2 ? shared : rdv.data();
-          MPI_Recv(into_eager, kEager, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          MPI_Recv(into_rdv, kRendezvous, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          got_eager = eager;
-          got_rdv = rdv;
-          shared_after = shared[0];
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        MGEN_SHARED_FREE(shared);
-      }, ppn);
+      const auto r = run_mpi(
+          2,
+          [&](int rank, int) {
+            unsigned char* shared = static_cast<unsigned char*>(MGEN_SHARED_MALLOC(kRendezvous));
+            if (rank == 1) std::memset(shared, 0xEE, kRendezvous);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 0) {
+              std::vector<unsigned char> mine(kRendezvous, 0x11);
+              const unsigned char* from = mode == 1 ? shared : mine.data();
+              MPI_Send(from, kEager, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+              MPI_Send(from, kRendezvous, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+            } else {
+              std::vector<unsigned char> eager(kEager, 0x22), rdv(kRendezvous, 0x22);
+              unsigned char* into_eager = mode == 2 ? shared : eager.data();
+              unsigned char* into_rdv = mode == 2 ? shared : rdv.data();
+              MPI_Recv(into_eager, kEager, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              MPI_Recv(into_rdv, kRendezvous, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              got_eager = eager;
+              got_rdv = rdv;
+              shared_after = shared[0];
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            MGEN_SHARED_FREE(shared);
+          },
+          ppn);
       REQUIRE(r.ok);
       INFO("ppn " << ppn << ", mode " << mode);
       static Time private_time;
@@ -117,7 +120,7 @@ TEST_CASE("messages from and to shared buffers cost the same and move no bytes",
         CHECK(got_rdv == std::vector<unsigned char>(kRendezvous, 0x11));
       } else {
         CHECK(r.predicted == private_time);  // the network charged the same bytes
-        if (mode == 1) {  // nothing was copied from the shared buffer
+        if (mode == 1) {                     // nothing was copied from the shared buffer
           CHECK(got_eager == std::vector<unsigned char>(kEager, 0x22));
           CHECK(got_rdv == std::vector<unsigned char>(kRendezvous, 0x22));
         } else {  // nothing was copied into it
