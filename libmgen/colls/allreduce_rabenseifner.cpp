@@ -16,9 +16,13 @@ void allreduce_rabenseifner(Channel& ch, const ReduceArgs& a) {
   const void* in = a.in_place ? a.recv : a.send;
   const bool real = in != nullptr && a.recv != nullptr;
   char* acc = real ? static_cast<char*>(a.recv) : nullptr;
-  copy_block(acc, in, bytes);
-  if (p == 1) return;
   const Fold fold(p);
+  // With no ranks to fold in and an operation that gives the same bits in either order, the
+  // first halving step reads the send buffer itself instead of a copy of it in recv (MPICH
+  // copies first): one copy of the vector less.
+  const bool from_send = real && !a.in_place && p > 1 && fold.extra == 0 && folds_in_place(a.op);
+  if (!from_send) copy_block(acc, in, bytes);
+  if (p == 1) return;
   const int newrank = fold.newrank(me);
   if (newrank < 0) {
     ch.send(acc, bytes, me + 1, kTagAllreduce);
@@ -33,7 +37,8 @@ void allreduce_rabenseifner(Channel& ch, const ReduceArgs& a) {
   }
   const EvenSplit split{a.count, fold.pof2};
   auto begin = [&](int i) { return split.begin(i); };
-  reduce_scatter_halving(ch, fold, newrank, acc, tmp, begin, a.type, a.type_size, a.op, kTagAllreduce);
+  reduce_scatter_halving(ch, fold, newrank, acc, tmp, begin, a.type, a.type_size, a.op, kTagAllreduce,
+                         from_send ? static_cast<const char*>(in) : nullptr);
 
   // Allgather by recursive doubling: at distance d each rank holds the aligned range of d
   // blocks around its new rank and swaps it for its partner's.

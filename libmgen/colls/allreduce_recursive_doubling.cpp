@@ -34,8 +34,9 @@ void allreduce_recursive_doubling(Channel& ch, const ReduceArgs& a) {
     const int partner = fold.real(newrank ^ mask);
     ch.sendrecv(acc, bytes, partner, tmp, bytes, partner, kTagAllreduce);
     // Lower ranks' data on the left; when ours is, reduce into tmp and swap the roles of the
-    // two buffers rather than copy. Both partners compute the same bits.
-    if (partner < me) {
+    // two buffers rather than copy. Both partners compute the same bits. An operation that gives
+    // the same bits in either order folds into acc directly (no final copy).
+    if (partner < me || folds_in_place(a.op)) {
       ch.reduce(tmp, acc, a.count, a.type, a.op);
     } else {
       ch.reduce(acc, tmp, a.count, a.type, a.op);

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "colls/colls.hpp"
+#include "core/datatype.hpp"
 
 namespace mgen::mpi::colls {
 
@@ -115,12 +117,23 @@ inline void exchange(Channel& ch, const void* sbuf, uint64_t sbytes, int dst, vo
   ch.waitall(qs, n);
 }
 
+// Whether `a op b` and `b op a` are the same bits for every predefined type, so a received
+// operand can be folded into the accumulator whichever rank it came from, in place, as MPICH's
+// algorithms do for commutative operations. Sums and products (IEEE addition and
+// multiplication commute, complex ones too: each part is the same products added in either
+// order) and the logical and bitwise operations do; MAX and MIN do not quite (signed zeros,
+// NaN: which operand is returned depends on the order), nor may user-defined operations.
+inline bool folds_in_place(int op) {
+  return op == kOpSum || op == kOpProd || (op >= kOpLand && op <= kOpBxor);
+}
+
 // acc = (lower op higher) over `count` elements, where `tmp` holds the other operand and may
 // be overwritten: MPI's canonical rank order at the price of one local copy when the
-// received operand is the higher one.
+// received operand is the higher one, unless the operation gives the same bits in either
+// order (folds_in_place).
 inline void combine(Channel& ch, char* tmp, char* acc, bool tmp_is_lower, uint64_t count, int type, uint32_t type_size,
                     int op) {
-  if (tmp_is_lower) {
+  if (tmp_is_lower || folds_in_place(op)) {
     ch.reduce(tmp, acc, count, type, op);
   } else {
     ch.reduce(acc, tmp, count, type, op);
@@ -134,9 +147,14 @@ inline void combine(Channel& ch, char* tmp, char* acc, bool tmp_is_lower, uint64
 // halve again at distance pof2/4, ..., 1. Afterwards `acc` holds at new block `newrank` the
 // reduction over every rank, combined in rank order. New block i spans elements
 // [begin(i), begin(i + 1)) of the vector; `tmp` is as large as the vector.
+// With `in` (only for an operation that folds_in_place), `acc` does not hold the rank's vector
+// yet: the first step sends from `in` and reduces into the received half, and from then on
+// `tmp` and `acc` swap roles; only the final block is copied back into `acc`. That saves
+// copying the whole vector into `acc` before the first step.
 template <class Begin>
 void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* acc, char* tmp, const Begin& begin,
-                            int type, uint32_t type_size, int op, int tag) {
+                            int type, uint32_t type_size, int op, int tag, const char* in = nullptr) {
+  char* const result = acc;
   int lo = 0, hi = fold.pof2;
   for (int dist = fold.pof2 / 2; dist >= 1; dist /= 2) {
     const int partner = fold.real(newrank ^ dist), mid = lo + dist;
@@ -145,11 +163,19 @@ void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* ac
     const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
     const uint64_t keep = begin(keep_lo) * type_size, keep_n = begin(keep_hi) - begin(keep_lo);
     const uint64_t give = begin(give_lo) * type_size, give_n = begin(give_hi) - begin(give_lo);
-    exchange(ch, at(acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
-    combine(ch, at(tmp, keep), at(acc, keep), !lower, keep_n, type, type_size, op);
+    exchange(ch, at(in ? in : acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
+    if (in != nullptr) {
+      ch.reduce(at(in, keep), at(tmp, keep), keep_n, type, op);
+      std::swap(acc, tmp);
+      in = nullptr;
+    } else {
+      combine(ch, at(tmp, keep), at(acc, keep), !lower, keep_n, type, type_size, op);
+    }
     lo = keep_lo;
     hi = keep_hi;
   }
+  if (acc != result)
+    copy_block(at(result, begin(lo) * type_size), at(acc, begin(lo) * type_size), (begin(hi) - begin(lo)) * type_size);
 }
 
 }  // namespace mgen::mpi::colls

@@ -17,6 +17,22 @@ bool World::matches(const Request& q, const Envelope& env) const {
          (q.want_tag == kAnyTag || q.want_tag == env.tag);
 }
 
+// A message started now (eager, from `env.src`) will be matched on arrival by the first posted
+// receive that accepts it if (1) every earlier message from its sender has arrived, so none can
+// take that receive first (messages from one sender match in order), and (2) that receive names
+// the sender, so no message from another one can take it either. Receives posted later queue
+// behind it; the only other way out, MPI_Cancel, then fails (Request::prefilled). So the payload
+// can go straight into that receive's buffer.
+uint32_t World::claim_receive(RankId dst, const Envelope& env) {
+  Rank& r = ranks_[dst];
+  if (r.posted.empty() || env.seq != r.recv_seq[env.src]) return kNone;
+  const uint32_t n =
+      r.posted.find_for(static_cast<int>(env.src), [&](uint32_t q) { return matches(r.requests[q], env); });
+  if (n == kNone) return kNone;
+  const uint32_t q = r.posted.id(n);
+  return r.requests[q].want_src == static_cast<int32_t>(env.src) ? q : kNone;
+}
+
 void World::arrive(RankId dst, uint32_t slot) {
   Rank& r = ranks_[dst];
   const RankId src = transfers_[slot].env.src;
@@ -69,10 +85,13 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
   if (transfers_[slot].kind == Xfer::kEager) {
     const Transfer& t = transfers_[slot];
     const uint64_t fit = req.status.bytes;
-    if (req.rbuf != nullptr && t.inline_bytes)
+    if (t.landed || req.rbuf == nullptr || shared_.contains(req.rbuf)) {
+      // Copied at send time, size only, or a shared buffer (contents undefined).
+    } else if (t.inline_bytes) {
       std::memcpy(req.rbuf, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
-    if (req.rbuf != nullptr && !t.data.empty())
+    } else if (!t.data.empty()) {
       std::memcpy(req.rbuf, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
+    }
     log_message(dst, req, env);
     complete(dst, q);
   } else {

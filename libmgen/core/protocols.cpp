@@ -1,5 +1,6 @@
 // Protocols: how a posted send, receive, put or get becomes messages on the network or copies
-// through a node's memory. Eager messages carry their payload (copied at send time);
+// through a node's memory. Eager messages carry their payload (copied at send time, into the
+// receive buffer when the receive is posted already, else into a staging copy);
 // larger ones, and synchronous sends, go by rendezvous (RTS, CTS, data); RDMA puts are
 // acknowledged and gets answered. The network tells when each message left and arrived.
 #include <fmt/format.h>
@@ -67,6 +68,7 @@ uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
     t.sreq = t.rreq = kNone;
     t.env = Envelope{};
     t.inline_bytes = 0;
+    t.landed = false;
     t.sent = t.delivered = false;
   } else {
     slot = static_cast<uint32_t>(transfers_.size());
@@ -105,7 +107,20 @@ void World::start_send(RankId id, uint32_t q) {
     Transfer& t = transfers_[slot];
     t.sreq = q;
     t.env = req.env;
-    if (req.sbuf != nullptr && bytes > 0) {
+    // The payload moves once: straight into a receive that is posted already and that nothing
+    // else can take first, or else (an unexpected message, as far as the sender can tell) into
+    // a staging copy, because the sender may reuse its buffer as soon as the send completes,
+    // before the message arrives. A shared buffer's contents are undefined
+    // (MGEN_SHARED_MALLOC): its messages move no bytes.
+    const uint32_t claimed = req.sbuf != nullptr && bytes > 0 ? claim_receive(dst, req.env) : kNone;
+    if (claimed != kNone) {
+      Request& rq = ranks_[dst].requests[claimed];
+      const uint64_t fit = std::min(bytes, rq.capacity);
+      if (rq.rbuf != nullptr && !shared_.contains(req.sbuf) && !shared_.contains(rq.rbuf))
+        std::memcpy(rq.rbuf, req.sbuf, fit);
+      rq.prefilled = true;
+      t.landed = true;
+    } else if (req.sbuf != nullptr && bytes > 0 && !shared_.contains(req.sbuf)) {
       const auto* p = static_cast<const std::byte*>(req.sbuf);
       if (bytes <= Transfer::kInline) {
         std::memcpy(t.inline_data, p, bytes);
@@ -182,7 +197,10 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       const Request& sq = ranks_[dst].requests[sreq];
       Request& rq = ranks_[src].requests[rreq];
       const uint64_t fit = std::min(env.bytes, rq.capacity);
-      if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0) std::memcpy(rq.rbuf, sq.sbuf, fit);
+      if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0 && !shared_.contains(sq.sbuf) &&
+          !shared_.contains(rq.rbuf)) {
+        std::memcpy(rq.rbuf, sq.sbuf, fit);
+      }
       const uint32_t data = new_transfer(Xfer::kData, dst, src);
       transfers_[data].sreq = sreq;
       transfers_[data].rreq = rreq;

@@ -161,9 +161,10 @@ bool World::evaluate_block(Exec& x) {
       return b.flag || b.kind == Block::kIprobe;
     }
     case Block::kCancel: {
-      // A receive not yet matched leaves the posted queue and completes as cancelled.
+      // A receive not yet matched leaves the posted queue and completes as cancelled, unless an
+      // eager payload is already in its buffer (claim_receive): then it is as good as matched.
       const uint32_t q = b.reqs[0];
-      b.flag = r.posted.remove(q);
+      b.flag = !r.requests[q].prefilled && r.posted.remove(q);
       if (b.flag) {
         r.requests[q].complete = true;
         r.requests[q].status = Status{};

@@ -72,6 +72,10 @@ struct Request {
   int32_t want_src = kAnySource;  // world rank or kAnySource
   int32_t want_tag = kAnyTag;
   int32_t rdma_tag = 0;
+  // recv: an eager payload was copied in straight from its send buffer while the message was
+  // on its way, because nothing else could match this receive first (World::claim_receive);
+  // it can no longer be cancelled.
+  bool prefilled = false;
   Status status;
   Time posted;  // when the rank posted it
   Time done;

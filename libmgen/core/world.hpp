@@ -25,6 +25,7 @@
 #include "core/groups.hpp"
 #include "core/match_queue.hpp"
 #include "core/node_memory.hpp"
+#include "core/shared_buffers.hpp"
 #include "core/types.hpp"
 #include "mgen/mpi/config.hpp"
 #include "mgen/mpi/run.hpp"
@@ -171,6 +172,8 @@ class World : public net::MessageSink {
   uint32_t start_helper(Exec& r, HelperJob job);
   // The run's groups (interned) and Comm_split's exchange.
   GroupTable& groups() { return groups_; }
+  // Buffers every rank shares (MGEN_SHARED_MALLOC); messages from or to them move no bytes.
+  SharedBuffers& shared_buffers() { return shared_; }
   // A collective done in one step: every member of `comm` posts its part; when the last one's
   // post is processed (at the latest arrival), the first member's `finish` runs once with all
   // parts in communicator order, moves the data and returns the duration; every member leaves
@@ -220,6 +223,7 @@ class World : public net::MessageSink {
     uint32_t inline_bytes = 0;
     std::byte inline_data[kInline];
     std::vector<std::byte> data;
+    bool landed = false;  // the payload is already in the receive buffer (claim_receive)
     bool sent = false, delivered = false;
     uint32_t next_free = kNone;
   };
@@ -258,6 +262,9 @@ class World : public net::MessageSink {
   void arrive(RankId dst, uint32_t slot);
   void deliver_in_order(RankId dst, uint32_t slot);
   bool matches(const Request& q, const Envelope& env) const;
+  // The receive at `dst` that the message `env` will match on arrival whatever happens
+  // meanwhile, or kNone: see matching.cpp.
+  uint32_t claim_receive(RankId dst, const Envelope& env);
   void match(RankId dst, uint32_t req, uint32_t slot);
   uint32_t new_transfer(Xfer kind, RankId src, RankId dst);
   void transmit(uint32_t slot, uint64_t wire_bytes);
@@ -298,6 +305,7 @@ class World : public net::MessageSink {
   std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
   void arrive_one_step(Exec& r);
   GroupTable groups_;
+  SharedBuffers shared_;
   // Last, so destroyed first: the layers above go before the state they were built on.
   std::vector<std::pair<const void*, std::unique_ptr<Extension>>> extensions_;
 };
