@@ -320,6 +320,8 @@ def classify(run, output, rc, timed_out):
     ok, why = passes_mpich_rule(run, lines, rc)
     if ok:
         return "pass", ""
+    if "APPLICATION TIMED OUT" in output:  # hydra's MPIEXEC_TIMEOUT fired first
+        return "timeout", first_line_matching(output, re.compile("APPLICATION TIMED OUT"))
     if rc < 0:
         return "crash", f"signal {-rc} ({signal.Signals(-rc).name})"
     sm = SIGNAL_RE.search(output)
