@@ -238,6 +238,8 @@ class Builder:
 
         def one(item):
             src, obj = item
+            if newer(obj, [src]):
+                return src, 0, ""
             rc, out = self.compile(self.cflags + self.includes + ["-c", str(src), "-o", str(obj)], objdir)
             return src, rc, out
 
@@ -246,8 +248,9 @@ class Builder:
                 if rc != 0:
                     self.helpers_error = f"helper {src.name}: {first_error(out)}"
                     return False
-        objs = [str(o) for s, o in jobs_list if s.name != "dtypes.c"]
-        subprocess.run(["ar", "rcs", str(self.work / "libmtest.a")] + objs, check=True)
+        objs = [o for s, o in jobs_list if s.name != "dtypes.c"]
+        if not newer(self.work / "libmtest.a", objs):
+            subprocess.run(["ar", "rcs", str(self.work / "libmtest.a")] + [str(o) for o in objs], check=True)
         self.dtypes_obj = str(objdir / "dtypes.o")
         return True
 
@@ -261,6 +264,8 @@ class Builder:
         missing = [s for s in prog.sources if not (src / s).exists()]
         if missing:
             return f"source {missing[0]} not found"
+        if newer(out_dir / prog.name, [src / s for s in prog.sources] + [self.work / "libmtest.a"]):
+            return None  # built by an earlier invocation
         args = self.cflags + prog.cppflags + [f"-I{src}"] + self.includes
         args += [str(src / s) for s in prog.sources]
         if "dtypes" in prog.libs:
@@ -269,6 +274,14 @@ class Builder:
         args += [l for l in prog.libs if l.startswith("-l")] + ["-lm"]
         rc, out = self.compile(args, out_dir)
         return None if rc == 0 else first_error(out)
+
+
+def newer(target, inputs):
+    """True when `target` exists and is newer than every one of `inputs`."""
+    if not target.exists():
+        return False
+    t = target.stat().st_mtime
+    return all(Path(i).stat().st_mtime < t for i in inputs)
 
 
 def first_error(output):
@@ -474,6 +487,7 @@ def main():
     ap.add_argument("--only", help="only tests whose dir/name matches this regex")
     ap.add_argument("--tsv", help="TSV of every run (default WORK/results.tsv)")
     ap.add_argument("--md", help="Markdown summary (default WORK/summary.md)")
+    ap.add_argument("--build-only", action="store_true", help="build the programs, run nothing")
     ap.add_argument("--compare", nargs=2, metavar=("NATIVE_TSV", "MGEN_TSV"), help="compare two result TSVs")
     ap.add_argument("--failures", help="with --compare: write mgen's failing runs (TSV, with native outcome)")
     o = ap.parse_args()
@@ -507,7 +521,7 @@ def main():
     build = Path(o.build_dir).resolve()
     mgen = build / "mgen"
     cc = "mpicc" if o.native else str(build / "mgen-cc")
-    if not o.native and not (mgen.exists() and Path(cc).exists()):
+    if not o.native and not (Path(cc).exists() and (o.build_only or mgen.exists())):
         ap.error(f"{build}: no mgen or mgen-cc; build mgen first (scripts/build.sh)")
 
     skipped = []
@@ -525,7 +539,7 @@ def main():
         print(f"helpers did not build: {builder.helpers_error}", flush=True)
 
     rows = []
-    partial = open(str(tsv) + ".partial", "w")
+    partial = open(os.devnull if o.build_only else str(tsv) + ".partial", "w")
     partial.write("\t".join(TSV_FIELDS) + "\n")
     by_dir = collections.OrderedDict()
     for r in runs:
@@ -538,6 +552,8 @@ def main():
             errors = dict(zip(names, ex.map(lambda n: builder.build(d, program_from_makefile(vars, n)), names)))
         print(f"{d}: built {sum(e is None for e in errors.values())} of {len(names)} programs "
               f"in {time.monotonic() - t0:.0f} s", flush=True)
+        if o.build_only:
+            continue
 
         def do(run):
             if errors[run.test] is not None:
@@ -556,6 +572,8 @@ def main():
                 print(f"  {run.dir}/{run.test} -n {run.nprocs} {run.args_text()}: {outcome} {detail[:100]}",
                       flush=True)
     partial.close()
+    if o.build_only:
+        return 0
     write_tsv(tsv, rows)
     title = f"{'MPICH 4.0.2 native (mpiexec)' if o.native else 'mgen'}: {len(rows)} runs"
     md.write_text(summary_markdown(rows, title))
