@@ -447,6 +447,7 @@ def compare(native_rows, mgen_rows):
         c["runs"] += 1
         c["mgen pass"] += m["outcome"] == "pass"
         if n is not None:
+            c["native runs"] += 1
             c["native pass"] += n["outcome"] == "pass"
             if n["outcome"] == "pass":
                 c["both"] += m["outcome"] == "pass"
@@ -454,18 +455,18 @@ def compare(native_rows, mgen_rows):
                     lost.append(m)
         if m["outcome"] != "pass":
             failures.append(dict(m, native=n["outcome"] if n else "not run"))
-    cols = ["runs", "native pass", "mgen pass", "both"]
-    out = ["| dir | runs | native pass | mgen pass | natively passing that pass under mgen |",
-           "|---|---:|---:|---:|---:|"]
+    out = ["| dir | mgen runs | mgen pass | native runs | native pass | natively passing that pass under mgen |",
+           "|---|---:|---:|---:|---:|---:|"]
     tot = collections.Counter()
     for d in dirs:
         c = per[d]
         tot.update(c)
         pct = f"{100 * c['both'] / c['native pass']:.0f}%" if c["native pass"] else "-"
-        out.append(f"| {d} | {c['runs']} | {c['native pass']} | {c['mgen pass']} | {c['both']} ({pct}) |")
+        out.append(f"| {d} | {c['runs']} | {c['mgen pass']} | {c['native runs']} | {c['native pass']} | "
+                   f"{c['both']} ({pct}) |")
     pct = f"{100 * tot['both'] / tot['native pass']:.0f}%" if tot["native pass"] else "-"
-    out.append(f"| **total** | **{tot['runs']}** | **{tot['native pass']}** | **{tot['mgen pass']}** | "
-               f"**{tot['both']} ({pct})** |")
+    out.append(f"| **total** | **{tot['runs']}** | **{tot['mgen pass']}** | **{tot['native runs']}** | "
+               f"**{tot['native pass']}** | **{tot['both']} ({pct})** |")
     out += ["", f"Natively passing runs that do not pass under mgen ({len(lost)}):", "",
             "| dir | test | n | args | mgen outcome | detail |", "|---|---|---:|---|---|---|"]
     for m in lost:
