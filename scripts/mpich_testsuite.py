@@ -295,7 +295,8 @@ def first_error(output):
 # ---------------------------------------------------------------- running and classifying
 
 UNSUPPORTED_RE = re.compile(r"called (\S+), which mgen does not support")
-UNDEFINED_RE = re.compile(r"undefined symbol: (P?MPIX?_\w+)")
+# A program referring to a symbol libmgen lacks does not load: mgen names the symbol.
+UNDEFINED_RE = re.compile(r"it needs (P?MPIX?_\w+), which neither libmgen|undefined symbol: (P?MPIX?_\w+)")
 SIGNAL_RE = re.compile(r"KILLED BY SIGNAL: (\d+)|signal (\d+)|(Segmentation fault|Aborted)")
 
 
@@ -329,7 +330,7 @@ def classify(run, output, rc, timed_out):
         return "unsupported", m.group(1)
     m = UNDEFINED_RE.search(output)
     if m:
-        return "unsupported", f"{m.group(1).removeprefix('P')} (undefined symbol at load)"
+        return "unsupported", f"{(m.group(1) or m.group(2)).removeprefix('P')} (missing at load)"
     if timed_out:
         return "timeout", f"no exit after {run_timeout.limit(run) + 10} s"
     ok, why = passes_mpich_rule(run, lines, rc)
