@@ -265,9 +265,10 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0;
   if (st.finalized || (!st.initialized && !init)) {
     api::binding() = api::Binding{};
-    w->fail(fmt::format("rank {}: {} called {} (only queries such as MPI_Initialized and MPI_Finalized are allowed "
-                        "then)",
-                        r.id, name, st.finalized ? "after MPI_Finalize" : "before MPI_Init"));
+    w->fail(
+        fmt::format("rank {}: {} called {} (only queries such as MPI_Initialized and MPI_Finalized are allowed "
+                    "then)",
+                    r.id, name, st.finalized ? "after MPI_Finalize" : "before MPI_Init"));
   }
   const bool measure = w->job().measure_compute;
   if (measure) {
