@@ -8,7 +8,8 @@
 # With MPI: an unmodified MPI program (defining main), built as mgen-cc builds it: MPICH's
 # mpi.h, MGEN_SIMULATED defined (so <mgen/mpix.h> can be included for MPI_Comp), references to
 # its own globals bound inside the module (so each rank's private copy uses its own), exit()
-# routed to mgen (so one rank's exit ends that rank, not the simulator).
+# routed to mgen (so one rank's exit ends that rank, not the simulator), and its own copy of the
+# libc state a process owns (getopt, strtok, rand, atexit: mgen_rank).
 #
 # C is compiled with -fexceptions so that a run that stops can unwind every rank.
 function(mgen_add_program name)
@@ -24,6 +25,7 @@ function(mgen_add_program name)
     # gcc 12 misreads MPICH's MPI_STATUSES_IGNORE as a zero-sized array.
     target_compile_options(${name} PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-stringop-overflow>)
     target_link_options(${name} PRIVATE -Wl,-Bsymbolic -Wl,--wrap=exit)
+    target_link_libraries(${name} PRIVATE mgen_rank)
   else()
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/wrappers/mgen/include/mgen)
   endif()

@@ -43,12 +43,16 @@ fs::path resolve_program(const std::string& name) {
 }
 
 using MgenMain = int (*)(int, char**);
+// The program's copy of libmgen_rank.a runs the rank's atexit/on_exit handlers (absent when the
+// program registers none).
+using ExitHandlers = void (*)(int);
 
 // A loaded program: an MGEN program (one copy; MGEN_Main) or a recompiled MPI program (main;
 // one copy per rank, so that every rank has its own global and static variables).
 struct Program {
   MgenMain mgen = nullptr;
   std::vector<MgenMain> mains;  // per rank, MPI programs
+  std::vector<ExitHandlers> exit_handlers;
 };
 
 void* open_module(const fs::path& path) {
@@ -82,6 +86,7 @@ Program load_program(const fs::path& path, uint32_t ranks) {
   // private copy (written to a temporary directory and removed once mapped). mgen-cc links
   // with -Bsymbolic, so each copy's code refers to its own data.
   p.mains.assign(ranks, reinterpret_cast<MgenMain>(main_sym));
+  p.exit_handlers.assign(ranks, reinterpret_cast<ExitHandlers>(dlsym(handle, "mgen_rank_exit_handlers")));
   if (ranks == 1) return p;
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = (fs::path(tmp ? tmp : "/tmp") / "mgen-ranks-XXXXXX").string();
@@ -99,6 +104,7 @@ Program load_program(const fs::path& path, uint32_t ranks) {
     void* h = open_module(copy);
     fs::remove(copy);
     p.mains[r] = reinterpret_cast<MgenMain>(dlsym(h, "main"));
+    p.exit_handlers[r] = reinterpret_cast<ExitHandlers>(dlsym(h, "mgen_rank_exit_handlers"));
   }
   return p;
 }
@@ -350,15 +356,34 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (prog.mgen != nullptr) {
     main = [entry = prog.mgen](int argc, char** argv) { entry(argc, argv); };
   } else {
+    // As a process ends: main returns or calls exit(), the atexit/on_exit handlers run (they
+    // may still call MPI), and a non-zero status fails the run, naming the rank.
     main = [&prog](int argc, char** argv) {
+      const auto rank = static_cast<size_t>(mpi::current_rank());
       mpi::mpi_program_begin();
+      int status = 0;
+      bool by_exit = false;
       try {
-        prog.mains[static_cast<size_t>(mpi::current_rank())](argc, argv);
-      } catch (const mpi::ProgramExit&) {
+        status = prog.mains[rank](argc, argv);
+      } catch (const mpi::ProgramExit& e) {
         mpi::forget_unwound_frames();
-        // exit(0) inside a rank: that rank is done
+        status = e.code;
+        by_exit = true;
+      }
+      for (bool more = prog.exit_handlers[rank] != nullptr; more;) {
+        try {
+          prog.exit_handlers[rank](status);
+          more = false;
+        } catch (const mpi::ProgramExit& e) {  // exit() inside a handler: the others still run
+          mpi::forget_unwound_frames();
+          if (e.code != 0) {
+            status = e.code;
+            by_exit = true;
+          }
+        }
       }
       mpi::mpi_program_end();
+      mpi::mpi_program_status(status, by_exit);
     };
   }
   const mpi::RunReport r = [&] {

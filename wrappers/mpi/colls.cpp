@@ -79,7 +79,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, M
     }
     const MGEN_Comm h = comm(c);
     const bool at_root = comm_rank(h) == root;
-    Reduction r = reduction(sendbuf, recvbuf, count, t, op, true);
+    Reduction r = reduction(sendbuf, recvbuf, count, t, op, at_root);
     if (r.ordered) {
       ordered_reduce(r, h, root);
     } else {
@@ -166,7 +166,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
       PMPI_Scatterv(all.data(), recvcounts, displs.data(), t, recvbuf, recvcounts[me], t, 0, c);
       return MPI_SUCCESS;
     }
-    Reduction r = reduction(sendbuf, recvbuf, total, t, op, true);
+    Reduction r = reduction(sendbuf, recvbuf, total, t, op, false);
     std::vector<int> counts(p);
     const uint64_t per = u != nullptr ? 1 : d.base_count;
     for (int i = 0; i < p; ++i)

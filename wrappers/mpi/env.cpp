@@ -289,13 +289,13 @@ void unsupported(const char* name) {
 
 }  // namespace mgen::mpi::abi
 
-// `mgen-cc` links programs with --wrap=exit: a rank that calls exit() ends its own main (exit
-// status 0) or the whole run (any other status), instead of ending the simulator.
+// `mgen-cc` links programs with --wrap=exit: a rank that calls exit() ends its own main, instead
+// of the simulator; `mgen run` then runs the rank's exit handlers, and a status other than 0
+// ends the whole run (mpi_program_status).
 extern "C" [[noreturn]] void __wrap_exit(int code) {
   World* w = World::active();
   if (w == nullptr || !w->in_rank()) std::exit(code);
   api::binding() = api::Binding{};
-  if (code != 0) w->fail(fmt::format("rank {} called exit({})", w->current().id, code));
   mgen::runtime::forget_unwound_frames();
   throw mgen::mpi::ProgramExit{code};
 }

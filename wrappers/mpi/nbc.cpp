@@ -117,7 +117,7 @@ CollJob bcast_plan(Scope& s, Pending& p, void* buf, int count, MPI_Datatype t, i
 CollJob reduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
                     int root) {
   const bool at_root = p.comm.rank == root;
-  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, at_root));
   CollJob job = r.ordered ? ordered_reduce_plan(s, p, r, root)
                           : api::reduce_job(s, p.comm, r.send.data(), at_root ? r.recv.data() : nullptr, r.count,
                                             r.type, r.op, root);
@@ -270,7 +270,7 @@ CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* rec
       scatter(ch);
     };
   }
-  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, total, t, op, true));
+  Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, total, t, op, false));
   std::vector<int> counts(n);
   const uint64_t per = u != nullptr ? 1 : d.base_count;
   for (int i = 0; i < n; ++i)

@@ -83,6 +83,9 @@ void start(XRequest& q) {
 
 MPI_Request post(SendOp op, const void* sbuf, void* rbuf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm c,
                  bool persistent) {
+  comm(c);
+  check_count(count);
+  check_buffer(op == SendOp::kRecv ? rbuf : sbuf, count, dtype(type));
   XRequest* q = nullptr;
   MPI_Request h = new_request(&q);
   q->kind = XRequest::Kind::kP2P;
@@ -302,6 +305,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
   return call("MPI_Sendrecv_replace", c, [&] {
     check_count(count);
     const DType& t = dtype(type);
+    check_buffer(buf, count, t);
     std::vector<std::byte> copy(t.size * static_cast<uint64_t>(count));
     pack(buf, count, t, copy.data());
     MPI_Request r = post(SendOp::kRecv, nullptr, buf, count, type, source, recvtag, c, false);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -292,6 +293,16 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
     return body();
   }
   Rank& r = w->current();
+  // MPI exists for a rank only between MPI_Init and MPI_Finalize; MPICH aborts any other call
+  // (MPI_Initialized, MPI_Finalized, MPI_Get_version and the like need no Call).
+  const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0;
+  if (st.finalized || (!st.initialized && !init)) {
+    api::binding() = api::Binding{};
+    w->fail(
+        fmt::format("rank {}: {} called {} (only queries such as MPI_Initialized and MPI_Finalized are allowed "
+                    "then)",
+                    r.id, name, st.finalized ? "after MPI_Finalize" : "before MPI_Init"));
+  }
   const bool measure = w->job().measure_compute;
   if (measure) {
     const double now = thread_cpu_seconds();
@@ -304,16 +315,20 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   api::Scope s(name);
   shim(*w).scopes[r.id] = &s;
   ++st.depth;
+  // Other ranks run while this one is inside MPI, and errno is per thread, not per fiber: the
+  // rank gets back the errno it entered with.
   struct Leave {
     RankState& st;
     api::Binding& b;
     bool measure;
+    int saved_errno;
     ~Leave() {
       --st.depth;
       b = api::Binding{};
       if (measure) st.cpu_mark = thread_cpu_seconds();
+      errno = saved_errno;
     }
-  } leave{st, b, measure};
+  } leave{st, b, measure, errno};
   int mpi_class = MPI_SUCCESS;
   std::string message;
   try {
@@ -487,6 +502,13 @@ void check_count(int count) {
   if (count < 0) fail(MPI_ERR_COUNT, fmt::format("negative count {}", count));
 }
 
+void check_buffer(const void* buf, int count, const DType& t) {
+  // MPI_BOTTOM is the null pointer in MPICH: legal with a datatype of absolute addresses (its
+  // data do not start at offset 0), as MPICH decides it.
+  if (buf != nullptr || count <= 0 || t.true_lb != 0) return;
+  fail(MPI_ERR_BUFFER, fmt::format("null buffer pointer with count {}", count));
+}
+
 void set_status(MPI_Status* out, const MGEN_Status& in) {
   if (out == MPI_STATUS_IGNORE || out == nullptr) return;
   out->MPI_SOURCE = in.MGEN_SOURCE == MGEN_PROC_NULL    ? MPI_PROC_NULL
@@ -544,6 +566,7 @@ Flat Flat::in(const void* buf, int count, MPI_Datatype t) {
   check_count(count);
   Flat f;
   f.type_ = dtype_ref(t);
+  check_buffer(buf, count, *f.type_);
   f.count_ = count;
   f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
   if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
@@ -555,7 +578,7 @@ Flat Flat::in(const void* buf, int count, MPI_Datatype t) {
     return f;
   }
   f.temp_.resize(f.bytes_);
-  if (buf != nullptr) pack(buf, count, *f.type_, f.temp_.data());
+  pack(buf, count, *f.type_, f.temp_.data());  // buf may be MPI_BOTTOM (absolute addresses)
   f.data_ = f.temp_.data();
   return f;
 }
@@ -564,6 +587,7 @@ Flat Flat::out(void* buf, int count, MPI_Datatype t) {
   check_count(count);
   Flat f;
   f.type_ = dtype_ref(t);
+  check_buffer(buf, count, *f.type_);
   f.count_ = count;
   f.bytes_ = f.type_->size * static_cast<uint64_t>(count);
   if (buf == MPI_IN_PLACE || f.type_->dense() || f.bytes_ == 0) {
@@ -572,12 +596,13 @@ Flat Flat::out(void* buf, int count, MPI_Datatype t) {
   }
   f.temp_.resize(f.bytes_);
   f.user_ = buf;
+  f.unpack_ = true;
   f.data_ = f.temp_.data();
   return f;
 }
 
 void Flat::finish(uint64_t received) {
-  if (user_ == nullptr) return;
+  if (!unpack_) return;
   unpack(temp_.data(), std::min(received, bytes_), user_, count_, *type_);
 }
 
@@ -779,6 +804,13 @@ void mpi_program_begin() {
 }
 void mpi_program_end() {
   abi::mpi_program_end_impl();
+}
+void mpi_program_status(int status, bool by_exit) {
+  World* w = World::active();
+  if (status == 0 || w == nullptr || !w->in_rank()) return;
+  const RankId r = w->current().id;
+  w->fail(by_exit ? fmt::format("rank {} called exit({})", r, status)
+                  : fmt::format("rank {} returned {} from main", r, status));
 }
 void forget_unwound_frames() {
   runtime::forget_unwound_frames();

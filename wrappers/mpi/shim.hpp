@@ -152,6 +152,9 @@ MPI_Datatype add_type(DType t);
 int mgen_op(MPI_Op op);            // predefined: the MGEN op; user: fails unless `allow_user`
 const UserOp* user_op(MPI_Op op);  // null for predefined
 void check_count(int count);
+// A null buffer with a positive count fails with MPI_ERR_BUFFER (unless `t` holds absolute
+// addresses: MPI_BOTTOM).
+void check_buffer(const void* buf, int count, const DType& t);
 void set_status(MPI_Status* out, const MGEN_Status& in);
 void set_status_empty(MPI_Status* out);  // MPI's empty status (PROC_NULL, null requests)
 uint64_t status_bytes(const MPI_Status* s);
@@ -178,6 +181,7 @@ class Flat {
   void* data_ = nullptr;
   uint64_t bytes_ = 0;
   void* user_ = nullptr;
+  bool unpack_ = false;  // out(): the data arrive in temp_ and are unpacked into user_
   int count_ = 0;
   std::shared_ptr<const DType> type_;
   std::vector<std::byte> temp_;
