@@ -414,6 +414,18 @@ int PMPI_Win_call_errhandler(MPI_Win w, int errorcode) {
 }
 MGEN_MPI_ALIAS(Win_call_errhandler)
 
+// Address arithmetic for dynamic windows' displacements (MPI-3.1 §4.1.5): plain integer
+// arithmetic on this platform's flat addresses.
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return base + disp;
+}
+MGEN_MPI_ALIAS(Aint_add)
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return addr1 - addr2;
+}
+MGEN_MPI_ALIAS(Aint_diff)
+
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
   if (size < 0) return MPI_ERR_SIZE;
   void* p = std::malloc(static_cast<size_t>(size > 0 ? size : 1));

@@ -103,6 +103,18 @@ void track(Win& w, int target, uint32_t q) {
   if (q != mgen::mpi::kNone) w.pending.push_back({target, q});
 }
 
+// A request-based operation is waited for only while the user's request still holds its world
+// request (once completed or freed by the user, the slot is no longer ours to look at).
+bool user_holds(RankState& st, const Pending& p) {
+  const size_t i = static_cast<uint32_t>(p.user) & kRequestIndexMask;
+  if (i >= st.requests.size() || st.requests[i].kind != XRequest::Kind::kP2P ||
+      st.requests[i].inner != static_cast<MGEN_Request>(p.q + 1)) {
+    return false;
+  }
+  const mgen::mpi::ReqKind k = scope().rank().requests[p.q].kind;
+  return k == mgen::mpi::ReqKind::kPut || k == mgen::mpi::ReqKind::kGet;
+}
+
 // The MPI request of a request-based operation: completes with world request `q` (none:
 // complete at once). The window keeps waiting for it at synchronisation.
 MPI_Request rma_request(Win& w, int target, uint32_t q) {
@@ -114,6 +126,10 @@ MPI_Request rma_request(Win& w, int target, uint32_t q) {
   } else {
     r->kind = XRequest::Kind::kP2P;
     r->inner = static_cast<MGEN_Request>(q + 1);
+    // Entries of requests the user has completed since are dropped first (their slots may
+    // be this one).
+    RankState& st = state();
+    std::erase_if(w.pending, [&](const Pending& p) { return p.user != MPI_REQUEST_NULL && (p.q == q || !user_holds(st, p)); });
     w.pending.push_back({target, q, h});
   }
   return h;
@@ -386,15 +402,12 @@ bool complete_pending(Win& w, int target) {
       release.push_back(p.q);
       continue;
     }
-    // A request-based operation: waited for only while the user's request still holds it
-    // (once completed or freed by the user, its world slot is no longer ours to look at).
-    const size_t i = static_cast<uint32_t>(p.user) & kRequestIndexMask;
-    if (i < st.requests.size() && st.requests[i].kind == XRequest::Kind::kP2P &&
-        st.requests[i].inner == static_cast<MGEN_Request>(p.q + 1)) {
-      wait.push_back(p.q);
-    }
+    if (user_holds(st, p)) wait.push_back(p.q);
   }
   w.pending = std::move(keep);
+  // A request-based entry whose user request completed may name a slot reused since: once.
+  std::sort(wait.begin(), wait.end());
+  wait.erase(std::unique(wait.begin(), wait.end()), wait.end());
   if (wait.empty()) return false;
   scope().world().wait_all(scope().rank(), wait.data(), static_cast<uint32_t>(wait.size()));
   for (uint32_t q : release)
