@@ -58,10 +58,10 @@ struct Win {
   bool fence = false;       // between fences (the last one without MPI_MODE_NOSUCCEED)
   std::map<int, int> held;  // passive target: target -> MPI_LOCK_EXCLUSIVE / MPI_LOCK_SHARED
   bool lock_all = false;
-  std::vector<int> access;   // MPI_Win_start's targets (window ranks), in access epoch
-  bool accessing = false;    // between MPI_Win_start and MPI_Win_complete
-  std::vector<int> exposed;  // MPI_Win_post's origins, in exposure epoch
-  bool exposing = false;     // between MPI_Win_post and MPI_Win_wait / a true MPI_Win_test
+  std::vector<int> access;                  // MPI_Win_start's targets (window ranks), in access epoch
+  bool accessing = false;                   // between MPI_Win_start and MPI_Win_complete
+  std::vector<int> exposed;                 // MPI_Win_post's origins, in exposure epoch
+  bool exposing = false;                    // between MPI_Win_post and MPI_Win_wait / a true MPI_Win_test
   std::vector<MGEN_Request> exposure_reqs;  // the post notices sent and completions expected
   // Values MPI_Win_get_attr points to.
   void* attr_base = nullptr;

@@ -24,8 +24,8 @@ using XRequest = mgen::mpi::abi::Request;
 
 namespace {
 
-constexpr int kRmaTag = -77;  // RDMA tag of one-sided traffic (never polled)
-constexpr int kNoOp = -1;     // MPI_NO_OP among the MGEN operation numbers
+constexpr int kRmaTag = -77;                         // RDMA tag of one-sided traffic (never polled)
+constexpr int kNoOp = -1;                            // MPI_NO_OP among the MGEN operation numbers
 constexpr uint32_t kRequestIndexMask = 0x03ffffffu;  // an MPI request handle's slot (shim.cpp)
 
 int rma_op(MPI_Op op) {
@@ -71,10 +71,16 @@ std::byte* target_at(Win& w, int target, MPI_Aint disp, int count, const DType& 
     auto* at = reinterpret_cast<std::byte*>(disp);
     if (span.end == 0) return at;
     const auto& regions = s.attached[static_cast<size_t>(target)];
+    // One attached region, or several that abut (MPICH accepts an access across them).
     auto it = regions.upper_bound(at + span.first);
     if (it != regions.begin()) {
       --it;
-      if (at + span.first >= it->first && at + span.end <= it->first + it->second) return at;
+      const std::byte* covered = it->first + it->second;
+      if (at + span.first >= it->first) {
+        for (auto next = std::next(it); next != regions.end() && next->first == covered; ++next)
+          covered = next->first + next->second;
+        if (at + span.end <= covered) return at;
+      }
     }
     fail(MPI_ERR_RMA_RANGE, fmt::format("access of [{:#x}, {:#x}) is outside the memory rank {} attached to the "
                                         "dynamic window",
@@ -129,7 +135,8 @@ MPI_Request rma_request(Win& w, int target, uint32_t q) {
     // Entries of requests the user has completed since are dropped first (their slots may
     // be this one).
     RankState& st = state();
-    std::erase_if(w.pending, [&](const Pending& p) { return p.user != MPI_REQUEST_NULL && (p.q == q || !user_holds(st, p)); });
+    std::erase_if(w.pending,
+                  [&](const Pending& p) { return p.user != MPI_REQUEST_NULL && (p.q == q || !user_holds(st, p)); });
     w.pending.push_back({target, q, h});
   }
   return h;
@@ -145,7 +152,8 @@ std::vector<std::byte> origin_bytes(const void* origin, int count, MPI_Datatype 
 
 void copy_out(const std::vector<std::byte>& data, void* result, int count, MPI_Datatype type) {
   Flat dst = Flat::out(result, count, type);
-  if (dst.bytes() > 0 && !data.empty()) std::memcpy(dst.data(), data.data(), std::min<uint64_t>(data.size(), dst.bytes()));
+  if (dst.bytes() > 0 && !data.empty())
+    std::memcpy(dst.data(), data.data(), std::min<uint64_t>(data.size(), dst.bytes()));
   dst.finish();
 }
 
@@ -161,8 +169,8 @@ void read_modify_write(std::byte* at, int tcount, const DType& tt, const std::ve
   const uint64_t n = std::min<uint64_t>(cur.size(), origin.size());
   if (op == MGEN_REPLACE) {
     if (n > 0) std::memcpy(cur.data(), origin.data(), n);
-  } else {
-    if (tt.base == 0 && !cur.empty()) {
+  } else if (n > 0) {
+    if (tt.base == 0) {
       fail(MPI_ERR_TYPE, "an accumulate's target datatype must be built from one predefined datatype");
     }
     const TypeInfo* info = tt.base != 0 ? type_info(tt.base) : nullptr;
@@ -221,7 +229,7 @@ uint32_t do_accumulate(Win& w, const void* origin, int ocount, MPI_Datatype otyp
   const std::vector<std::byte> src = origin_bytes(origin, ocount, otype);
   const DType& tt = dtype(ttype);
   check_count(tcount);
-  check_same_base(otype, tt, mop);
+  if (!src.empty() && tcount > 0) check_same_base(otype, tt, mop);  // empty transfers match anything
   if (!check_target(w, target)) return mgen::mpi::kNone;
   std::byte* at = target_at(w, target, tdisp, tcount, tt);
   read_modify_write(at, tcount, tt, src, mop, nullptr);
@@ -238,7 +246,7 @@ uint32_t do_get_accumulate(Win& w, const void* origin, int ocount, MPI_Datatype 
   check_count(tcount);
   check_count(rcount);
   dtype(rtype);
-  if (mop != kNoOp) check_same_base(otype, tt, mop);
+  if (mop != kNoOp && !src.empty() && tcount > 0) check_same_base(otype, tt, mop);
   if (!check_target(w, target)) return mgen::mpi::kNone;
   std::byte* at = target_at(w, target, tdisp, tcount, tt);
   std::vector<std::byte> old;
@@ -350,8 +358,8 @@ int PMPI_Rput(const void* origin, int ocount, MPI_Datatype otype, int target, MP
 }
 MGEN_MPI_ALIAS(Rput)
 
-int PMPI_Rget(void* origin, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
-              MPI_Datatype ttype, MPI_Win w, MPI_Request* request) {
+int PMPI_Rget(void* origin, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+              MPI_Win w, MPI_Request* request) {
   return win_call("MPI_Rget", w, [&] {
     Win& x = win(w);
     *request = rma_request(x, target, do_get(x, origin, ocount, otype, target, tdisp, tcount, ttype));
@@ -375,9 +383,9 @@ int PMPI_Rget_accumulate(const void* origin, int ocount, MPI_Datatype otype, voi
                          MPI_Win w, MPI_Request* request) {
   return win_call("MPI_Rget_accumulate", w, [&] {
     Win& x = win(w);
-    *request = rma_request(x, target,
-                           do_get_accumulate(x, origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount,
-                                             ttype, op));
+    *request = rma_request(
+        x, target,
+        do_get_accumulate(x, origin, ocount, otype, result, rcount, rtype, target, tdisp, tcount, ttype, op));
     return MPI_SUCCESS;
   });
 }

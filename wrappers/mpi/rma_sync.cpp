@@ -31,11 +31,11 @@ namespace {
 constexpr int kPostTag = 1;      // MPI_Win_post's notice to an origin
 constexpr int kCompleteTag = 2;  // MPI_Win_complete's notice to a target
 constexpr int kLockTag = -78;    // RDMA tag of lock attempts (never polled)
-constexpr int kKnownAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
-                              MPI_MODE_NOSUCCEED;
+constexpr int kKnownAsserts =
+    MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
-void check_assert(int assert) {
-  if ((assert & ~kKnownAsserts) != 0) fail(MPI_ERR_ARG, fmt::format("invalid assertion {:#x}", assert));  // MPICH's class
+void check_assert(int flags) {
+  if ((flags & ~kKnownAsserts) != 0) fail(MPI_ERR_ARG, fmt::format("invalid assertion {:#x}", flags));  // MPICH's class
 }
 
 // Lets simulated time pass (a poll of the progress engine): a rank that waits for another by
@@ -123,29 +123,29 @@ void require_passive(const Win& w, int target) {
 
 extern "C" {
 
-int PMPI_Win_fence(int assert, MPI_Win w) {
+int PMPI_Win_fence(int flags, MPI_Win w) {
   return win_call("MPI_Win_fence", w, [&] {
     Win& x = win(w);
-    check_assert(assert);
+    check_assert(flags);
     if (x.accessing || x.exposing || x.lock_all || !x.held.empty())
       fail(MPI_ERR_RMA_SYNC, "fence inside a post/start or lock epoch");
     complete_pending(x);
     MGEN_Barrier(x.comm);
-    x.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
+    x.fence = (flags & MPI_MODE_NOSUCCEED) == 0;
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_fence)
 
-int PMPI_Win_post(MPI_Group g, int assert, MPI_Win w) {
+int PMPI_Win_post(MPI_Group g, int flags, MPI_Win w) {
   return win_call("MPI_Win_post", w, [&] {
     Win& x = win(w);
-    check_assert(assert);
+    check_assert(flags);
     if (x.exposing) fail(MPI_ERR_RMA_SYNC, "MPI_Win_post while the previous exposure epoch is not ended");
     x.exposed = window_ranks(x, g);
     // With MPI_MODE_NOCHECK every origin knows the post has happened (MPI-3.1 §11.5.5): no
     // notice; MPI_Win_start must then say the same.
-    if ((assert & MPI_MODE_NOCHECK) == 0) x.exposure_reqs = notify(x, x.exposed, kPostTag);
+    if ((flags & MPI_MODE_NOCHECK) == 0) x.exposure_reqs = notify(x, x.exposed, kPostTag);
     const std::vector<MGEN_Request> done = expect(x, x.exposed, kCompleteTag);
     x.exposure_reqs.insert(x.exposure_reqs.end(), done.begin(), done.end());
     x.exposing = true;
@@ -155,13 +155,13 @@ int PMPI_Win_post(MPI_Group g, int assert, MPI_Win w) {
 }
 MGEN_MPI_ALIAS(Win_post)
 
-int PMPI_Win_start(MPI_Group g, int assert, MPI_Win w) {
+int PMPI_Win_start(MPI_Group g, int flags, MPI_Win w) {
   return win_call("MPI_Win_start", w, [&] {
     Win& x = win(w);
-    check_assert(assert);
+    check_assert(flags);
     if (x.accessing) fail(MPI_ERR_RMA_SYNC, "MPI_Win_start while the previous access epoch is not completed");
     std::vector<int> targets = window_ranks(x, g);
-    if ((assert & MPI_MODE_NOCHECK) == 0) {
+    if ((flags & MPI_MODE_NOCHECK) == 0) {
       std::vector<MGEN_Request> posted = expect(x, targets, kPostTag);
       wait_all(posted);
     }
@@ -217,20 +217,23 @@ int PMPI_Win_test(MPI_Win w, int* flag) {
 }
 MGEN_MPI_ALIAS(Win_test)
 
-int PMPI_Win_lock(int lock_type, int target, int assert, MPI_Win w) {
+int PMPI_Win_lock(int lock_type, int target, int flags, MPI_Win w) {
   return win_call("MPI_Win_lock", w, [&] {
     Win& x = win(w);
-    check_assert(assert);
+    check_assert(flags);
     if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
       fail(MPI_ERR_ARG, fmt::format("invalid lock type {}", lock_type));  // MPICH's class
     if (target == MPI_PROC_NULL) return MPI_SUCCESS;
     check_lock_target(x, target);
     if (x.held.count(target) != 0) fail(MPI_ERR_RMA_SYNC, fmt::format("the rank already holds a lock on {}", target));
     if (x.lock_all) fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock inside MPI_Win_lock_all");
-    if ((assert & MPI_MODE_NOCHECK) != 0) {
+    if ((flags & MPI_MODE_NOCHECK) != 0) {
       // The program asserts no conflicting lock can exist: no attempt on the lock word.
-      (lock_type == MPI_LOCK_EXCLUSIVE ? x.shared->exclusive[static_cast<size_t>(target)] = x.rank
-                                       : ++x.shared->shared_count[static_cast<size_t>(target)]);
+      if (lock_type == MPI_LOCK_EXCLUSIVE) {
+        x.shared->exclusive[static_cast<size_t>(target)] = x.rank;
+      } else {
+        ++x.shared->shared_count[static_cast<size_t>(target)];
+      }
     } else {
       acquire(x, target, lock_type, true);
     }
@@ -255,16 +258,16 @@ int PMPI_Win_unlock(int target, MPI_Win w) {
 }
 MGEN_MPI_ALIAS(Win_unlock)
 
-int PMPI_Win_lock_all(int assert, MPI_Win w) {
+int PMPI_Win_lock_all(int flags, MPI_Win w) {
   return win_call("MPI_Win_lock_all", w, [&] {
     Win& x = win(w);
-    check_assert(assert);
+    check_assert(flags);
     if (x.lock_all) fail(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all while already inside MPI_Win_lock_all");
     if (!x.held.empty())
       fail(MPI_ERR_RMA_SYNC, fmt::format("MPI_Win_lock_all while holding a lock on rank {}", x.held.begin()->first));
     const int n = static_cast<int>(x.shared->base.size());
     for (int t = 0; t < n; ++t) {
-      if ((assert & MPI_MODE_NOCHECK) != 0) {
+      if ((flags & MPI_MODE_NOCHECK) != 0) {
         ++x.shared->shared_count[static_cast<size_t>(t)];
       } else {
         acquire(x, t, MPI_LOCK_SHARED, false);
