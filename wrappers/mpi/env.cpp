@@ -64,6 +64,26 @@ const char* error_text(int c) {
       return "MPI_ERR_KEYVAL: invalid attribute key";
     case MPI_ERR_RMA_SYNC:
       return "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls";
+    case MPI_ERR_RMA_RANGE:
+      return "MPI_ERR_RMA_RANGE: target memory is not part of the window";
+    case MPI_ERR_RMA_ATTACH:
+      return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
+    case MPI_ERR_RMA_FLAVOR:
+      return "MPI_ERR_RMA_FLAVOR: passed window has the wrong flavor for the called function";
+    case MPI_ERR_RMA_SHARED:
+      return "MPI_ERR_RMA_SHARED: memory cannot be shared";
+    case MPI_ERR_RMA_CONFLICT:
+      return "MPI_ERR_RMA_CONFLICT: conflicting accesses to window";
+    case MPI_ERR_SIZE:
+      return "MPI_ERR_SIZE: invalid size argument";
+    case MPI_ERR_DISP:
+      return "MPI_ERR_DISP: invalid displacement argument";
+    case MPI_ERR_LOCKTYPE:
+      return "MPI_ERR_LOCKTYPE: invalid locktype argument";
+    case MPI_ERR_ASSERT:
+      return "MPI_ERR_ASSERT: invalid assert argument";
+    case MPI_ERR_BASE:
+      return "MPI_ERR_BASE: invalid base address";
     default:
       return nullptr;
   }
