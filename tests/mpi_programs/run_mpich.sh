@@ -33,12 +33,12 @@ MPICC="${MPICC:-mpicc}"
 MPIEXEC="${MPIEXEC:-mpiexec}"
 NPS="${NPS:-1 2 3 4 5 8}"
 NPS_CHEAP="${NPS_CHEAP-16}"
-CHEAP="${CHEAP:-p2p datatypes comms onesided nbc globals errors halo}"
+CHEAP="${CHEAP:-p2p datatypes comms onesided nbc globals errors halo topo}"
 NP_REPEAT="${NP_REPEAT:-3}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-240}"
 CFLAGS="-std=c11 -O1 -Wall -Werror -Wno-stringop-overflow"
 
-PROGRAMS="p2p colls datatypes comms onesided nbc globals errors halo"
+PROGRAMS="p2p colls datatypes comms onesided nbc globals errors halo topo"
 sources() {
   case "$1" in
     globals) echo "globals.c globals_b.c" ;;
