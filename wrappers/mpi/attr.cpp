@@ -53,10 +53,12 @@ RankAttrs& mine() {
   return w.extension<Attrs>(&kAttrsKey).ranks[scope().rank().id];
 }
 
-Keyval& find_keyval(int k, Object object) {
+// A keyval freed by MPI_*_free_keyval still names the attributes set with it: as in MPICH, a
+// saved copy of the handle may delete them, read them or free the keyval again.
+Keyval& find_keyval(int k, Object object, bool freed_ok = true) {
   auto& ks = mine().keyvals;
   const size_t i = static_cast<size_t>(k) - kFirstKeyval;
-  if (k < kFirstKeyval || i >= ks.size() || ks[i].freed || ks[i].object != object) {
+  if (k < kFirstKeyval || i >= ks.size() || (ks[i].freed && !freed_ok) || ks[i].object != object) {
     fail(MPI_ERR_KEYVAL, k == MPI_KEYVAL_INVALID ? "MPI_KEYVAL_INVALID" : fmt::format("invalid keyval {}", k));
   }
   return ks[i];
@@ -87,7 +89,7 @@ void run_delete(int handle, int k, void* value) {
 }
 
 void set_attr(int handle, int k, void* value, Object object) {
-  find_keyval(k, object);
+  find_keyval(k, object, false);
   AttrList& list = mine().attrs[handle];
   auto it = std::find_if(list.begin(), list.end(), [k](const auto& a) { return a.first == k; });
   if (it == list.end()) {

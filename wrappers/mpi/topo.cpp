@@ -91,9 +91,11 @@ int comm_rank(MPI_Comm c) {
 
 // ---- MPI_Dims_create
 
-// Every way to write n as a product of k factors, non-increasing, each at most `limit`.
+// Every way to write n as a product of k factors, non-increasing, each at most `limit`;
+// `divisors` holds the divisors of the original n, largest first (every factor is one).
 template <class F>
-void each_factorisation(int n, int k, int limit, std::vector<int>& prefix, F&& visit) {
+void each_factorisation(int n, int k, int limit, const std::vector<int>& divisors, std::vector<int>& prefix,
+                        F&& visit) {
   if (k == 1) {
     if (n <= limit) {
       prefix.push_back(n);
@@ -102,15 +104,15 @@ void each_factorisation(int n, int k, int limit, std::vector<int>& prefix, F&& v
     }
     return;
   }
-  for (int d = std::min(n, limit); d >= 1; --d) {
-    if (n % d != 0) continue;
-    // The remaining k-1 factors are at most d: prune when they cannot reach n / d.
+  for (int d : divisors) {
+    if (d > limit || d > n || n % d != 0) continue;
+    // The remaining k-1 factors are at most d: stop when they cannot reach n / d.
     int64_t reach = 1;
     for (int i = 1; i < k && reach < n / d; ++i)
       reach *= d;
     if (reach < n / d) break;
     prefix.push_back(d);
-    each_factorisation(n / d, k - 1, d, prefix, visit);
+    each_factorisation(n / d, k - 1, d, divisors, prefix, visit);
     prefix.pop_back();
   }
 }
@@ -120,9 +122,15 @@ void each_factorisation(int n, int k, int limit, std::vector<int>& prefix, F&& v
 // minus smallest); among equal spreads, the one whose factors, in increasing order, are
 // lexicographically largest. Returned non-increasing.
 std::vector<int> balanced_factors(int n, int k) {
-  std::vector<int> best, prefix, asc_best;
+  std::vector<int> best, prefix, asc_best, divisors;
+  for (int d = 1; static_cast<int64_t>(d) * d <= n; ++d) {
+    if (n % d != 0) continue;
+    divisors.push_back(d);
+    if (d != n / d) divisors.push_back(n / d);
+  }
+  std::sort(divisors.rbegin(), divisors.rend());
   int best_spread = 0;
-  each_factorisation(n, k, n, prefix, [&](const std::vector<int>& f) {
+  each_factorisation(n, k, n, divisors, prefix, [&](const std::vector<int>& f) {
     const int spread = f.front() - f.back();
     std::vector<int> asc(f.rbegin(), f.rend());
     if (best.empty() || spread < best_spread || (spread == best_spread && asc > asc_best)) {
