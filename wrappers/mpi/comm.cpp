@@ -1,10 +1,11 @@
-// Communicators, groups, Cartesian topologies and attributes.
+// Communicators and groups (topologies: topo.cpp; attributes: attr.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
+#include "mpi/attr.hpp"
 #include "mpi/intercomm.hpp"
 #include "mpi/shim.hpp"
 
@@ -12,12 +13,6 @@ using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
 
 namespace {
-
-int size_of(MGEN_Comm h) {
-  int n = 0;
-  MGEN_Comm_size(h, &n);
-  return n;
-}
 
 // World ranks of a group's members, in group order.
 std::vector<int> members(MGEN_Group g) {
@@ -56,33 +51,6 @@ std::vector<int> comm_members(MGEN_Comm h) {
   std::vector<int> m = members(g);
   MGEN_Group_free(&g);
   return m;
-}
-
-// Attributes copied to a duplicate (MPI_Comm_dup) through their copy callbacks.
-void copy_attrs(MPI_Comm from, MPI_Comm to) {
-  RankState& st = state();
-  auto it = st.attrs.find(from);
-  if (it == st.attrs.end()) return;
-  for (const auto& [key, value] : it->second) {
-    const Keyval& kv = st.keyvals[key];
-    if (kv.copy == nullptr) continue;
-    void* out = nullptr;
-    int flag = 0;
-    MPI_Comm old = from;
-    kv.copy(old, key, kv.extra, value, &out, &flag);
-    if (flag) st.attrs[to][key] = out;
-  }
-}
-
-void delete_attrs(MPI_Comm c) {
-  RankState& st = state();
-  auto it = st.attrs.find(c);
-  if (it == st.attrs.end()) return;
-  for (const auto& [key, value] : it->second) {
-    const Keyval& kv = st.keyvals[key];
-    if (kv.del != nullptr) kv.del(c, key, value, kv.extra);
-  }
-  st.attrs.erase(it);
 }
 
 }  // namespace
@@ -504,216 +472,6 @@ int PMPI_Group_free(MPI_Group* g) {
   });
 }
 MGEN_MPI_ALIAS(Group_free)
-
-int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
-  return call("MPI_Dims_create", MPI_COMM_WORLD, [&] {
-    MGEN_Dims_create(nnodes, ndims, dims);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Dims_create)
-
-int PMPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* out) {
-  return call("MPI_Cart_create", c, [&] {
-    MGEN_Comm n = MGEN_COMM_NULL;
-    MGEN_Cart_create(comm(c), ndims, dims, periods, reorder, &n);
-    *out = to_mpi_comm(n);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_create)
-
-int PMPI_Cart_coords(MPI_Comm c, int rank, int maxdims, int coords[]) {
-  return call("MPI_Cart_coords", c, [&] {
-    MGEN_Cart_coords(comm(c), rank, maxdims, coords);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_coords)
-
-int PMPI_Cart_rank(MPI_Comm c, const int coords[], int* rank) {
-  return call("MPI_Cart_rank", c, [&] {
-    MGEN_Cart_rank(comm(c), coords, rank);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_rank)
-
-int PMPI_Cart_shift(MPI_Comm c, int direction, int disp, int* source, int* dest) {
-  return call("MPI_Cart_shift", c, [&] {
-    MGEN_Cart_shift(comm(c), direction, disp, source, dest);
-    if (*source == MGEN_PROC_NULL) *source = MPI_PROC_NULL;
-    if (*dest == MGEN_PROC_NULL) *dest = MPI_PROC_NULL;
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_shift)
-
-int PMPI_Cart_get(MPI_Comm c, int maxdims, int dims[], int periods[], int coords[]) {
-  return call("MPI_Cart_get", c, [&] {
-    MGEN_Cart_get(comm(c), maxdims, dims, periods, coords);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_get)
-
-int PMPI_Cartdim_get(MPI_Comm c, int* ndims) {
-  return call("MPI_Cartdim_get", c, [&] {
-    MGEN_Cartdim_get(comm(c), ndims);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cartdim_get)
-
-int PMPI_Topo_test(MPI_Comm c, int* status) {
-  return call("MPI_Topo_test", c, [&] {
-    const MGEN_Comm h = comm(c);
-    *status = scope().rank().comms[h]->cart ? MPI_CART : MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Topo_test)
-
-int PMPI_Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* out) {
-  return call("MPI_Cart_sub", c, [&] {
-    const MGEN_Comm h = comm(c);
-    int nd = 0;
-    MGEN_Cartdim_get(h, &nd);
-    std::vector<int> dims(nd), periods(nd), coords(nd);
-    MGEN_Cart_get(h, nd, dims.data(), periods.data(), coords.data());
-    // Ranks that share the coordinates of the dropped dimensions form one sub-grid, ordered
-    // by their coordinates in the kept ones (row-major, as MPI numbers Cartesian ranks).
-    int color = 0, key = 0;
-    std::vector<int> kd, kp;
-    for (int i = 0; i < nd; ++i) {
-      if (remain_dims[i]) {
-        key = key * dims[i] + coords[i];
-        kd.push_back(dims[i]);
-        kp.push_back(periods[i]);
-      } else {
-        color = color * dims[i] + coords[i];
-      }
-    }
-    MGEN_Comm split = MGEN_COMM_NULL;
-    MGEN_Comm_split(h, color, key, &split);
-    if (kd.empty()) {
-      *out = to_mpi_comm(split);
-      return MPI_SUCCESS;
-    }
-    MGEN_Comm cart = MGEN_COMM_NULL;
-    MGEN_Cart_create(split, static_cast<int>(kd.size()), kd.data(), kp.data(), 0, &cart);
-    MGEN_Comm_free(&split);
-    *out = to_mpi_comm(cart);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Cart_sub)
-
-// ---- attributes
-
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, int* keyval,
-                            void* extra) {
-  return call("MPI_Comm_create_keyval", MPI_COMM_WORLD, [&] {
-    auto& k = state().keyvals;
-    if (k.empty()) k.resize(16);  // below 16: reserved for the predefined attributes
-    k.push_back(Keyval{copy, del, extra, true});
-    *keyval = static_cast<int>(k.size() - 1);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Comm_create_keyval)
-
-int PMPI_Comm_free_keyval(int* keyval) {
-  return call("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] {
-    auto& k = state().keyvals;
-    if (*keyval < 16 || static_cast<size_t>(*keyval) >= k.size() || !k[*keyval].used) {
-      fail(MPI_ERR_KEYVAL, fmt::format("invalid keyval {}", *keyval));
-    }
-    *keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Comm_free_keyval)
-
-int PMPI_Comm_set_attr(MPI_Comm c, int keyval, void* value) {
-  return call("MPI_Comm_set_attr", c, [&] {
-    comm(c);
-    auto& k = state().keyvals;
-    if (keyval < 16 || static_cast<size_t>(keyval) >= k.size() || !k[keyval].used) {
-      fail(MPI_ERR_KEYVAL, fmt::format("invalid keyval {}", keyval));
-    }
-    auto& a = state().attrs[c];
-    auto it = a.find(keyval);
-    if (it != a.end() && k[keyval].del) k[keyval].del(c, keyval, it->second, k[keyval].extra);
-    a[keyval] = value;
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Comm_set_attr)
-
-int PMPI_Comm_delete_attr(MPI_Comm c, int keyval) {
-  return call("MPI_Comm_delete_attr", c, [&] {
-    comm(c);
-    auto& a = state().attrs[c];
-    auto it = a.find(keyval);
-    if (it == a.end()) fail(MPI_ERR_KEYVAL, fmt::format("no attribute {} on this communicator", keyval));
-    const Keyval& kv = state().keyvals[keyval];
-    if (kv.del) kv.del(c, keyval, it->second, kv.extra);
-    a.erase(it);
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Comm_delete_attr)
-
-int PMPI_Comm_get_attr(MPI_Comm c, int keyval, void* value, int* flag) {
-  return call("MPI_Comm_get_attr", c, [&] {
-    const MGEN_Comm h = comm(c);
-    // The predefined attributes: pointers to values that live as long as the run.
-    static thread_local int tag_ub = MGEN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
-                            universe = 0, appnum = 0;
-    *flag = 1;
-    switch (keyval) {
-      case MPI_TAG_UB:
-        *static_cast<void**>(value) = &tag_ub;
-        return MPI_SUCCESS;
-      case MPI_HOST:
-        *static_cast<void**>(value) = &host;
-        return MPI_SUCCESS;
-      case MPI_IO:
-        *static_cast<void**>(value) = &io;
-        return MPI_SUCCESS;
-      case MPI_WTIME_IS_GLOBAL:
-        *static_cast<void**>(value) = &wtime_global;
-        return MPI_SUCCESS;
-      case MPI_UNIVERSE_SIZE:
-        universe = size_of(MGEN_COMM_WORLD);
-        *static_cast<void**>(value) = &universe;
-        return MPI_SUCCESS;
-      case MPI_APPNUM:
-        *static_cast<void**>(value) = &appnum;
-        return MPI_SUCCESS;
-      default:
-        break;
-    }
-    (void)h;
-    auto& a = state().attrs[c];
-    auto it = a.find(keyval);
-    *flag = it != a.end() ? 1 : 0;
-    if (*flag) *static_cast<void**>(value) = it->second;
-    return MPI_SUCCESS;
-  });
-}
-MGEN_MPI_ALIAS(Comm_get_attr)
-
-int PMPI_Attr_get(MPI_Comm c, int keyval, void* value, int* flag) {
-  return PMPI_Comm_get_attr(c, keyval, value, flag);
-}
-MGEN_MPI_ALIAS(Attr_get)
-
-int PMPI_Attr_put(MPI_Comm c, int keyval, void* value) {
-  return PMPI_Comm_set_attr(c, keyval, value);
-}
-MGEN_MPI_ALIAS(Attr_put)
 
 int PMPI_Info_create(MPI_Info* info) {
   *info = static_cast<MPI_Info>(0x9c000001);  // keys are accepted and ignored

@@ -8,6 +8,7 @@
 #include "core/world.hpp"
 #include "mgen/mpi/run.hpp"
 #include "mgen/mpix.h"
+#include "mpi/attr.hpp"
 #include "mpi/shim.hpp"
 #include "mpi/unsupported.hpp"
 
@@ -148,6 +149,9 @@ int PMPI_Finalize(void) {
     RankState& st = state();
     if (!st.initialized) fail(MPI_ERR_OTHER, "MPI_Finalize without MPI_Init");
     if (st.finalized) fail(MPI_ERR_OTHER, "MPI_Finalize called twice");
+    // First, before anything is torn down: MPI_COMM_SELF's attribute delete callbacks, last
+    // set first (MPI-4 §11.2.4), then MPI_COMM_WORLD's.
+    finalize_attrs();
     // MPI_Finalize is collective; MPICH synchronises the ranks (a barrier) before tearing down.
     MGEN_Barrier(MGEN_COMM_WORLD);
     st.finalized = true;

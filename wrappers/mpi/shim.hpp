@@ -7,7 +7,7 @@
 // integer handles to MGEN's), packs derived datatypes, and calls the MGEN layer.
 //
 // State that MPI keeps per process (derived datatypes, user ops, requests, error handlers,
-// attributes, windows) lives here per rank, indexed by world rank.
+// windows) lives here per rank (attributes: attr.cpp; topologies: topo.cpp), indexed by world rank.
 #pragma once
 
 #include <mpi.h>
@@ -87,13 +87,6 @@ struct Errhandler {
   bool used = false;
 };
 
-struct Keyval {
-  MPI_Comm_copy_attr_function* copy = nullptr;
-  MPI_Comm_delete_attr_function* del = nullptr;
-  void* extra = nullptr;
-  bool used = false;
-};
-
 struct Win;
 
 // Everything MPI keeps per process, for one rank.
@@ -105,9 +98,7 @@ struct RankState {
   std::vector<Errhandler> errhandlers;
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
   std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
-  std::vector<Keyval> keyvals;
-  std::unordered_map<MPI_Comm, std::unordered_map<int, void*>> attrs;
-  std::unordered_map<MPI_Comm, uint32_t> nbc_seq;  // non-blocking collectives started per comm
+  std::unordered_map<MPI_Comm, uint32_t> nbc_seq;                // non-blocking collectives started per comm
   // Freed or buffered sends still in flight, with the copy of the data they send.
   std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
   std::vector<std::shared_ptr<Win>> wins;  // by handle index

@@ -1,0 +1,23 @@
+// Attribute callbacks that communicator creation and destruction and MPI_Finalize run.
+#pragma once
+
+#include <mpi.h>
+
+namespace mgen::mpi::abi {
+
+// Copies the attributes (and topology) of `from` to its duplicate `to` through their copy
+// callbacks.
+void copy_attrs(MPI_Comm from, MPI_Comm to);
+// Runs the delete callbacks of every attribute of `c`, last set first, and forgets them and
+// its topology.
+void delete_attrs(MPI_Comm c);
+// MPI_Finalize's first step: the attributes of MPI_COMM_SELF, then of MPI_COMM_WORLD, deleted.
+void finalize_attrs();
+// A user attribute of window `w` (for MPI_Win_get_attr); false if not set.
+bool win_user_attr(MPI_Win w, int keyval, void** value);
+// MPI_Win_free: the delete callbacks of the window's attributes.
+void delete_win_attrs(MPI_Win w);
+// MPI_LASTUSEDCODE: the largest error code in use (MPI_ERR_LASTCODE until codes are added).
+int last_used_error_code();
+
+}  // namespace mgen::mpi::abi
