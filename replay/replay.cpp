@@ -651,6 +651,7 @@ ReplayResult replay(const mpi::MachineSetup& machine, mpi::JobConfig job, const 
   }
   job.ranks = static_cast<uint32_t>(files.size());
   job.measure_compute = false;
+  job.sizes_only = true;  // the replayed calls pass null buffers: sizes, not data
   std::vector<std::vector<CallTiming>> timings(files.size());
   const mpi::RankMain main = [&](int, char**) {
     const int rank = mpi::current_rank();

@@ -26,6 +26,9 @@ struct JobConfig {
   // Recompiled MPI programs: charge the CPU time a rank spends between MPI calls (times
   // node.cpu_scale) as computation. Off: only MPI_Comp / MGEN_Comp advance a rank's clock.
   bool measure_compute = true;
+  // Replay: every buffer is null and only sizes travel, so the MPI layer's null-buffer check
+  // (MPI_ERR_BUFFER for a null buffer with a positive count) does not apply.
+  bool sizes_only = false;
 };
 
 struct MachineSetup {

@@ -47,7 +47,7 @@ int MPI_Comp(double seconds);
 #define MGEN_SAMPLE_LOCAL(iters, threshold) MGEN_SAMPLE_AT_(0, (iters), (threshold))
 #define MGEN_SAMPLE_GLOBAL(iters, threshold) MGEN_SAMPLE_AT_(1, (iters), (threshold))
 #define MGEN_SAMPLE_DELAY(seconds) for (int mgen_sample_run_ = (MPI_Comp(seconds), 0); mgen_sample_run_;)
-#define MGEN_SAMPLE_AT_(global, iters, threshold)                                                       \
+#define MGEN_SAMPLE_AT_(global, iters, threshold)                                                                \
   for (int mgen_sample_run_ = MGEN_Sample_begin(__FILE__, __LINE__, global, iters, threshold); mgen_sample_run_; \
        mgen_sample_run_ = MGEN_Sample_end(__FILE__, __LINE__, global, iters, threshold))
 
