@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -113,7 +114,7 @@ struct Signature {
 // holds names the algorithm. One table per selector ([collectives] selector): "mpich" (MPICH
 // 4.0.2's defaults, select_mpich.cpp) and "mgen" (mgen's own rules, select_mgen.cpp). `mgen
 // info` prints the active one; the selection walks the same rows, so the two cannot drift.
-enum Collective : int {
+enum class Collective : int {
   kBarrier,
   kBcast,
   kReduce,
@@ -125,8 +126,8 @@ enum Collective : int {
   kReduceScatter,
   kScan,
   kExscan,
-  kCollectives
 };
+constexpr size_t kCollectives = 11;
 struct Rule {
   const char* when;  // the condition, as `mgen info` prints it
   bool (*holds)(const Signature&);
@@ -136,7 +137,7 @@ struct Decision {
   const char* collective;
   std::vector<Rule> rules;  // the last one always holds
 };
-using DecisionTable = std::array<Decision, kCollectives>;
+using DecisionTable = std::array<Decision, kCollectives>;  // indexed by Collective
 const DecisionTable& mpich_decisions();
 const DecisionTable& mgen_decisions();
 // The table of `selector`; throws std::invalid_argument for an unknown one.

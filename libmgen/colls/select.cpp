@@ -166,44 +166,45 @@ const DecisionTable& decisions(const std::string& selector) {
 }
 
 const char* decide(const DecisionTable& table, Collective coll, const Signature& sig) {
-  for (const Rule& r : table[coll].rules) {
+  const Decision& d = table[static_cast<size_t>(coll)];
+  for (const Rule& r : d.rules) {
     if (r.holds(sig)) return r.algorithm;
   }
-  return table[coll].rules.back().algorithm;  // unreachable: the last rule always holds
+  return d.rules.back().algorithm;  // unreachable: the last rule always holds
 }
 
 const Algorithm<BarrierFn>& select_barrier(const Signature& sig, const CollectiveConfig& c) {
-  return pick(barrier_algorithms(), c, c.barrier, "barrier", kBarrier, sig);
+  return pick(barrier_algorithms(), c, c.barrier, "barrier", Collective::kBarrier, sig);
 }
 const Algorithm<BcastFn>& select_bcast(const Signature& sig, const CollectiveConfig& c) {
-  return pick(bcast_algorithms(), c, c.bcast, "bcast", kBcast, sig);
+  return pick(bcast_algorithms(), c, c.bcast, "bcast", Collective::kBcast, sig);
 }
 const Algorithm<ReduceFn>& select_reduce(const Signature& sig, const CollectiveConfig& c) {
-  return pick(reduce_algorithms(), c, c.reduce, "reduce", kReduce, sig);
+  return pick(reduce_algorithms(), c, c.reduce, "reduce", Collective::kReduce, sig);
 }
 const Algorithm<ReduceFn>& select_allreduce(const Signature& sig, const CollectiveConfig& c) {
-  return pick(allreduce_algorithms(), c, c.allreduce, "allreduce", kAllreduce, sig);
+  return pick(allreduce_algorithms(), c, c.allreduce, "allreduce", Collective::kAllreduce, sig);
 }
 const Algorithm<BlockFn>& select_gather(const Signature& sig, const CollectiveConfig& c) {
-  return pick(gather_algorithms(), c, c.gather, "gather", kGather, sig);
+  return pick(gather_algorithms(), c, c.gather, "gather", Collective::kGather, sig);
 }
 const Algorithm<BlockFn>& select_scatter(const Signature& sig, const CollectiveConfig& c) {
-  return pick(scatter_algorithms(), c, c.scatter, "scatter", kScatter, sig);
+  return pick(scatter_algorithms(), c, c.scatter, "scatter", Collective::kScatter, sig);
 }
 const Algorithm<BlockFn>& select_allgather(const Signature& sig, const CollectiveConfig& c) {
-  return pick(allgather_algorithms(), c, c.allgather, "allgather", kAllgather, sig);
+  return pick(allgather_algorithms(), c, c.allgather, "allgather", Collective::kAllgather, sig);
 }
 const Algorithm<BlockFn>& select_alltoall(const Signature& sig, const CollectiveConfig& c) {
-  return pick(alltoall_algorithms(), c, c.alltoall, "alltoall", kAlltoall, sig);
+  return pick(alltoall_algorithms(), c, c.alltoall, "alltoall", Collective::kAlltoall, sig);
 }
 const Algorithm<ReduceScatterFn>& select_reduce_scatter(const Signature& sig, const CollectiveConfig& c) {
-  return pick(reduce_scatter_algorithms(), c, c.reduce_scatter, "reduce_scatter", kReduceScatter, sig);
+  return pick(reduce_scatter_algorithms(), c, c.reduce_scatter, "reduce_scatter", Collective::kReduceScatter, sig);
 }
 const Algorithm<ReduceFn>& select_scan(const Signature& sig, const CollectiveConfig& c) {
-  return pick(scan_algorithms(), c, c.scan, "scan", kScan, sig);
+  return pick(scan_algorithms(), c, c.scan, "scan", Collective::kScan, sig);
 }
 const Algorithm<ReduceFn>& select_exscan(const Signature& sig, const CollectiveConfig& c) {
-  return pick(exscan_algorithms(), c, c.scan, "scan", kExscan, sig);
+  return pick(exscan_algorithms(), c, c.scan, "scan", Collective::kExscan, sig);
 }
 
 void validate(const CollectiveConfig& c) {

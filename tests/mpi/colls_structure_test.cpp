@@ -78,6 +78,9 @@ TEST_CASE("each algorithm sends the messages its structure says", "[colls]") {
       {"barrier", &CollectiveConfig::barrier, "ring", [](int p) { return p * (p - 1); }, barrier},
       {"bcast", &CollectiveConfig::bcast, "binomial", [](int p) { return p - 1; }, bcast},
       {"bcast", &CollectiveConfig::bcast, "scatter_allgather", [](int p) { return (p - 1) + p * (p - 1); }, bcast},
+      // Recursive doubling at powers of two; other sizes take the ring version.
+      {"bcast", &CollectiveConfig::bcast, "scatter_rd_allgather",
+       [&](int p) { return (p - 1) + (pof2_of(p) == p ? p * lg(p) : p * (p - 1)); }, bcast},
       {"reduce", &CollectiveConfig::reduce, "binomial", [](int p) { return p - 1; }, reduce},
       {"reduce", &CollectiveConfig::reduce, "linear", [](int p) { return p - 1; }, reduce},
       {"reduce", &CollectiveConfig::reduce, "rabenseifner", [&](int p) { return extra(p) + plog(p) + pof2_of(p) - 1; },
@@ -94,9 +97,12 @@ TEST_CASE("each algorithm sends the messages its structure says", "[colls]") {
       {"alltoall", &CollectiveConfig::alltoall, "pairwise", [](int p) { return p * (p - 1); }, alltoall},
       {"alltoall", &CollectiveConfig::alltoall, "bruck", [&](int p) { return p * lg(p); }, alltoall},
       {"alltoall", &CollectiveConfig::alltoall, "linear", [](int p) { return p * (p - 1); }, alltoall},
+      {"alltoall", &CollectiveConfig::alltoall, "scattered", [](int p) { return p * (p - 1); }, alltoall},
       {"reduce_scatter", &CollectiveConfig::reduce_scatter, "recursive_halving",
        [&](int p) { return 2 * extra(p) + plog(p); }, reduce_scatter},
       {"reduce_scatter", &CollectiveConfig::reduce_scatter, "ring", [](int p) { return p * (p - 1); }, reduce_scatter},
+      {"reduce_scatter", &CollectiveConfig::reduce_scatter, "pairwise", [](int p) { return p * (p - 1); },
+       reduce_scatter},
       {"scan", &CollectiveConfig::scan, "recursive_doubling", [](int p) { return 2 * scan_pairs(p); }, scan},
       {"scan", &CollectiveConfig::scan, "linear", [](int p) { return 2 * (p - 1); }, scan},
   };
