@@ -244,6 +244,10 @@ const std::vector<KeySpec>& key_specs() {
        "\"algorithms\" (point-to-point algorithms, \"auto\" picks by size) or \"dimemas\" (\"auto\" means "
        "Dimemas's analytic collective model, [dimemas_collectives]) (string)",
        [](const Field& f, Loaded& m) { m.machine.collectives.model = f.string(); }},
+      {"collectives.selector",
+       "whose rules \"auto\" follows: \"mpich\" (MPICH 4.0.2's default algorithm choices) or "
+       "\"mgen\" (mgen's own rules, the default) (string; `mgen info` prints the active table)",
+       [](const Field& f, Loaded& m) { m.machine.collectives.selector = f.string(); }},
       {"collectives.barrier", "barrier algorithm, or \"auto\" (string; `mgen info` lists them)",
        [](const Field& f, Loaded& m) { m.machine.collectives.barrier = f.string(); }},
       {"collectives.bcast", "broadcast algorithm, or \"auto\" (string)",

@@ -13,6 +13,7 @@ void barrier_ring(Channel&);
 
 void bcast_binomial(Channel&, void* buf, uint64_t bytes, int root);
 void bcast_scatter_allgather(Channel&, void* buf, uint64_t bytes, int root);
+void bcast_scatter_rd_allgather(Channel&, void* buf, uint64_t bytes, int root);
 
 void reduce_binomial(Channel&, const ReduceArgs&);
 void reduce_linear(Channel&, const ReduceArgs&);
@@ -35,9 +36,11 @@ void allgather_bruck(Channel&, const BlockArgs&);
 void alltoall_pairwise(Channel&, const BlockArgs&);
 void alltoall_bruck(Channel&, const BlockArgs&);
 void alltoall_linear(Channel&, const BlockArgs&);
+void alltoall_scattered(Channel&, const BlockArgs&);
 
 void reduce_scatter_recursive_halving(Channel&, const ReduceScatterArgs&);
 void reduce_scatter_ring(Channel&, const ReduceScatterArgs&);
+void reduce_scatter_pairwise(Channel&, const ReduceScatterArgs&);
 
 void scan_recursive_doubling(Channel&, const ReduceArgs&);
 void scan_linear(Channel&, const ReduceArgs&);

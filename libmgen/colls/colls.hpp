@@ -1,12 +1,14 @@
 // Collective algorithms: one file per algorithm (colls/<collective>_<algorithm>.cpp), each
 // plain blocking code over point-to-point on a Channel; a typed registry per collective; and
-// a pure selection function of (communicator size, bytes, configuration) in select.cpp.
+// a pure selection function of (call signature, configuration) in select.cpp.
 //
 // Buffers follow the facade's conventions: sizes are in bytes, null buffers mean size-only
 // (no copies, no reductions), and `send == recv` means in place. Algorithms must be correct
 // for every communicator size, not only powers of two.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -94,23 +96,69 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms();
 const std::vector<Algorithm<ReduceFn>>& scan_algorithms();    // inclusive
 const std::vector<Algorithm<ReduceFn>>& exscan_algorithms();  // exclusive
 
-// Default selection: a pure function of communicator size and message bytes, or the
-// configured name when it is not "auto". Throws std::invalid_argument for an unknown name.
-// `bytes` must be the same at every rank: bcast, reduce, allreduce, scan: the message;
-// gather, scatter, alltoall: one block; allgather, reduce_scatter: the whole result. Where no
-// rank knows every size (gatherv, scatterv, alltoallv) the facade passes kVaried.
+// What the default selection looks at in a call (MPICH's "coll_sig"). `bytes` must be the same
+// at every rank: bcast, reduce, allreduce, scan: the message; gather, scatter, alltoall: one
+// block; allgather, reduce_scatter: the whole result. Where no rank knows every size (gatherv,
+// scatterv, alltoallv) the facade passes kVaried.
 constexpr uint64_t kVaried = ~uint64_t{0};
-const Algorithm<BarrierFn>& select_barrier(int size, const CollectiveConfig& c);
-const Algorithm<BcastFn>& select_bcast(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<ReduceFn>& select_reduce(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<ReduceFn>& select_allreduce(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<BlockFn>& select_gather(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<BlockFn>& select_scatter(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<BlockFn>& select_allgather(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<BlockFn>& select_alltoall(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<ReduceScatterFn>& select_reduce_scatter(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<ReduceFn>& select_scan(int size, uint64_t bytes, const CollectiveConfig& c);
-const Algorithm<ReduceFn>& select_exscan(int size, uint64_t bytes, const CollectiveConfig& c);
+struct Signature {
+  int size = 1;  // communicator size
+  uint64_t bytes = 0;
+  uint64_t count = 0;       // elements of a reduction (MPICH compares it with pof2)
+  bool builtin_op = true;   // a predefined operation (MPICH: is_op_built_in)
+  bool commutative = true;  // the MPI layer keeps operations that do not commute off these paths
+  bool in_place = false;    // alltoall with MGEN_IN_PLACE
+};
+
+// The default selection, as data: per collective, conditions tried in order, the first that
+// holds names the algorithm. One table per selector ([collectives] selector): "mpich" (MPICH
+// 4.0.2's defaults, select_mpich.cpp) and "mgen" (mgen's own rules, select_mgen.cpp). `mgen
+// info` prints the active one; the selection walks the same rows, so the two cannot drift.
+enum class Collective : int {
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kGather,
+  kScatter,
+  kAllgather,
+  kAlltoall,
+  kReduceScatter,
+  kScan,
+  kExscan,
+};
+constexpr size_t kCollectives = 11;
+struct Rule {
+  const char* when;  // the condition, as `mgen info` prints it
+  bool (*holds)(const Signature&);
+  const char* algorithm;
+};
+struct Decision {
+  const char* collective;
+  std::vector<Rule> rules;  // the last one always holds
+};
+using DecisionTable = std::array<Decision, kCollectives>;  // indexed by Collective
+const DecisionTable& mpich_decisions();
+const DecisionTable& mgen_decisions();
+// The table of `selector`; throws std::invalid_argument for an unknown one.
+const DecisionTable& decisions(const std::string& selector);
+// The algorithm the table picks for `sig`.
+const char* decide(const DecisionTable& table, Collective coll, const Signature& sig);
+
+// Selection: the configured name when it is not "auto", else the selector's choice (or
+// Dimemas's model when collectives.model is "dimemas"). Throws std::invalid_argument for an
+// unknown name.
+const Algorithm<BarrierFn>& select_barrier(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<BcastFn>& select_bcast(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_reduce(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_allreduce(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_gather(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_scatter(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_allgather(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<BlockFn>& select_alltoall(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<ReduceScatterFn>& select_reduce_scatter(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_scan(const Signature& sig, const CollectiveConfig& c);
+const Algorithm<ReduceFn>& select_exscan(const Signature& sig, const CollectiveConfig& c);
 
 // Dimemas's collective model: Nsteps of a logarithmic phase (equation 4: a binary tree's
 // ceil(log2 p) phases, ceil(C_i / buses) steps each, buses 0 = unlimited) and the time of one

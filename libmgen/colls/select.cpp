@@ -1,9 +1,8 @@
-// The collective registries and the default selection.
+// The collective registries and the selection.
 //
-// Selection is a pure function of communicator size and message size, in the spirit of
-// MPICH's defaults (Thakur, Rabenseifner & Gropp 2005): latency-optimal trees and recursive
-// doubling for short messages, bandwidth-optimal scatter/allgather, reduce-scatter and ring
-// schemes for long ones. A configured name other than "auto" always wins.
+// A configured name other than "auto" always wins; otherwise the selector's decision table
+// (select_mpich.cpp: MPICH 4.0.2's defaults; select_mgen.cpp: mgen's own) names the algorithm
+// from the call's signature (communicator size, bytes, count, operation, in place).
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -34,6 +33,9 @@ const std::vector<Algorithm<BcastFn>>& bcast_algorithms() {
       {"binomial", "binomial tree from the root, ceil(log2 p) rounds", bcast_binomial},
       {"scatter_allgather", "Van de Geijn: binomial scatter of p chunks, then ring allgather; long messages",
        bcast_scatter_allgather},
+      {"scatter_rd_allgather",
+       "binomial scatter of p chunks, then recursive-doubling allgather (MPICH: medium, p a power of two)",
+       bcast_scatter_rd_allgather},
       {"dimemas", kDimemasDescription, bcast_dimemas},
   };
   return table;
@@ -94,6 +96,8 @@ const std::vector<Algorithm<BlockFn>>& alltoall_algorithms() {
       {"pairwise", "p - 1 sendrecv steps with rank XOR i (powers of two) or rank +- i", alltoall_pairwise},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds for short blocks; alltoallv uses pairwise", alltoall_bruck},
       {"linear", "every send and receive posted at once", alltoall_linear},
+      {"scattered", "MPICH's medium alltoall(v): sends and receives posted 32 peers at a time (ALLTOALL_THROTTLE)",
+       alltoall_scattered},
       {"dimemas", kDimemasDescription, alltoall_dimemas},
   };
   return table;
@@ -103,6 +107,8 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms() {
       {"recursive_halving", "halve the vector with partners at distance p/2 .. 1, log2 p rounds (+2 for other p)",
        reduce_scatter_recursive_halving},
       {"ring", "p - 1 steps around a ring between neighbours; bandwidth-optimal for any p", reduce_scatter_ring},
+      {"pairwise", "p - 1 sendrecv steps with rank + i / rank - i, one block each (MPICH: long, commutative)",
+       reduce_scatter_pairwise},
       {"dimemas", kDimemasDescription, reduce_scatter_dimemas},
   };
   return table;
@@ -144,91 +150,61 @@ const Algorithm<Fn>& by_name(const std::vector<Algorithm<Fn>>& table, const std:
 // Model "dimemas" makes Dimemas's collective model the automatic choice of every collective.
 template <class Fn>
 const Algorithm<Fn>& pick(const std::vector<Algorithm<Fn>>& table, const CollectiveConfig& c,
-                          const std::string& configured, const char* key, const char* automatic) {
+                          const std::string& configured, const char* key, Collective coll, const Signature& sig) {
   if (configured != "auto") return by_name(table, configured, key);
-  return by_name(table, c.model == "dimemas" ? "dimemas" : automatic, key);
-}
-
-// Whether the ring beats recursive halving (allreduce, reduce_scatter) for `bytes` in all.
-// Measured on the 4x4x4 test torus at 4 GB/s for p = 8 to 200 and 16 KiB to 4 MiB: the ring's
-// neighbour-only traffic beats recursive halving, whose partners at distance p/2, p/4 share
-// torus links, once each of its p blocks is 4 KiB; at other sizes than powers of two, where
-// Rabenseifner's fold moves the whole vector twice more, from 1 KiB. Below, the ring's
-// 2 (p - 1) latencies cost more.
-bool ring_pays(int size, uint64_t bytes) {
-  return bytes / static_cast<uint64_t>(size) >= (is_pof2(size) ? 4096u : 1024u);
+  if (c.model == "dimemas") return by_name(table, "dimemas", key);
+  return by_name(table, decide(decisions(c.selector), coll, sig), key);
 }
 
 }  // namespace
 
-const Algorithm<BarrierFn>& select_barrier(int size, const CollectiveConfig& c) {
-  // Recursive doubling matches dissemination at powers of two; dissemination never needs the
-  // extra steps otherwise.
-  return pick(barrier_algorithms(), c, c.barrier, "barrier", is_pof2(size) ? "recursive_doubling" : "dissemination");
+const DecisionTable& decisions(const std::string& selector) {
+  if (selector == "mpich") return mpich_decisions();
+  if (selector == "mgen") return mgen_decisions();
+  throw std::invalid_argument(
+      fmt::format("collectives.selector: unknown selector '{}' (known: mpich, mgen)", selector));
 }
 
-// MPICH: binomial below 12 KiB or for fewer than 8 ranks, where its log2(p) full copies cost
-// less than the scatter's extra latency.
-const Algorithm<BcastFn>& select_bcast(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(bcast_algorithms(), c, c.bcast, "bcast", bytes < 12288 || size < 8 ? "binomial" : "scatter_allgather");
-}
-
-// MPICH: binomial up to 2 KiB; Rabenseifner above, when there is at least an element (8 bytes,
-// the selection sees no counts) for every block of its reduce-scatter.
-const Algorithm<ReduceFn>& select_reduce(int size, uint64_t bytes, const CollectiveConfig& c) {
-  const bool rabenseifner = bytes > 2048 && bytes >= 8 * static_cast<uint64_t>(pof2_floor(size));
-  return pick(reduce_algorithms(), c, c.reduce, "reduce", rabenseifner ? "rabenseifner" : "binomial");
-}
-
-// MPICH: recursive doubling up to 2 KiB, Rabenseifner above (given an element, 8 bytes since
-// the selection sees no counts, for every block of its reduce-scatter). Our addition: the ring
-// for long vectors (ring_pays).
-const Algorithm<ReduceFn>& select_allreduce(int size, uint64_t bytes, const CollectiveConfig& c) {
-  const char* name = "recursive_doubling";
-  if (bytes > 2048 && bytes >= 8 * static_cast<uint64_t>(pof2_floor(size))) {
-    name = ring_pays(size, bytes) ? "ring" : "rabenseifner";
+const char* decide(const DecisionTable& table, Collective coll, const Signature& sig) {
+  const Decision& d = table[static_cast<size_t>(coll)];
+  for (const Rule& r : d.rules) {
+    if (r.holds(sig)) return r.algorithm;
   }
-  return pick(allreduce_algorithms(), c, c.allreduce, "allreduce", name);
+  return d.rules.back().algorithm;  // unreachable: the last rule always holds
 }
 
-// MPICH: binomial trees for gather and scatter; the "v" forms (kVaried) are linear.
-const Algorithm<BlockFn>& select_gather(int, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(gather_algorithms(), c, c.gather, "gather", bytes == kVaried ? "linear" : "binomial");
+const Algorithm<BarrierFn>& select_barrier(const Signature& sig, const CollectiveConfig& c) {
+  return pick(barrier_algorithms(), c, c.barrier, "barrier", Collective::kBarrier, sig);
 }
-const Algorithm<BlockFn>& select_scatter(int, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(scatter_algorithms(), c, c.scatter, "scatter", bytes == kVaried ? "linear" : "binomial");
+const Algorithm<BcastFn>& select_bcast(const Signature& sig, const CollectiveConfig& c) {
+  return pick(bcast_algorithms(), c, c.bcast, "bcast", Collective::kBcast, sig);
 }
-
-// MPICH, on the total: recursive doubling for powers of two below 512 KiB, Bruck below 80 KiB
-// otherwise, the ring for long messages.
-const Algorithm<BlockFn>& select_allgather(int size, uint64_t bytes, const CollectiveConfig& c) {
-  const char* name = "ring";
-  if (bytes < 524288 && is_pof2(size)) {
-    name = "recursive_doubling";
-  } else if (bytes < 81920) {
-    name = "bruck";
-  }
-  return pick(allgather_algorithms(), c, c.allgather, "allgather", name);
+const Algorithm<ReduceFn>& select_reduce(const Signature& sig, const CollectiveConfig& c) {
+  return pick(reduce_algorithms(), c, c.reduce, "reduce", Collective::kReduce, sig);
 }
-
-// MPICH: Bruck for blocks of at most 256 bytes on 8 or more ranks, pairwise exchange otherwise
-// (and for alltoallv, whose blocks only their two ranks know).
-const Algorithm<BlockFn>& select_alltoall(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(alltoall_algorithms(), c, c.alltoall, "alltoall", bytes <= 256 && size >= 8 ? "bruck" : "pairwise");
+const Algorithm<ReduceFn>& select_allreduce(const Signature& sig, const CollectiveConfig& c) {
+  return pick(allreduce_algorithms(), c, c.allreduce, "allreduce", Collective::kAllreduce, sig);
 }
-
-// MPICH: recursive halving for short vectors; where MPICH switches to a pairwise exchange for
-// long ones, the ring, by the measured rule of ring_pays.
-const Algorithm<ReduceScatterFn>& select_reduce_scatter(int size, uint64_t bytes, const CollectiveConfig& c) {
-  return pick(reduce_scatter_algorithms(), c, c.reduce_scatter, "reduce_scatter",
-              ring_pays(size, bytes) ? "ring" : "recursive_halving");
+const Algorithm<BlockFn>& select_gather(const Signature& sig, const CollectiveConfig& c) {
+  return pick(gather_algorithms(), c, c.gather, "gather", Collective::kGather, sig);
 }
-
-const Algorithm<ReduceFn>& select_scan(int, uint64_t, const CollectiveConfig& c) {
-  return pick(scan_algorithms(), c, c.scan, "scan", "recursive_doubling");
+const Algorithm<BlockFn>& select_scatter(const Signature& sig, const CollectiveConfig& c) {
+  return pick(scatter_algorithms(), c, c.scatter, "scatter", Collective::kScatter, sig);
 }
-const Algorithm<ReduceFn>& select_exscan(int, uint64_t, const CollectiveConfig& c) {
-  return pick(exscan_algorithms(), c, c.scan, "scan", "recursive_doubling");
+const Algorithm<BlockFn>& select_allgather(const Signature& sig, const CollectiveConfig& c) {
+  return pick(allgather_algorithms(), c, c.allgather, "allgather", Collective::kAllgather, sig);
+}
+const Algorithm<BlockFn>& select_alltoall(const Signature& sig, const CollectiveConfig& c) {
+  return pick(alltoall_algorithms(), c, c.alltoall, "alltoall", Collective::kAlltoall, sig);
+}
+const Algorithm<ReduceScatterFn>& select_reduce_scatter(const Signature& sig, const CollectiveConfig& c) {
+  return pick(reduce_scatter_algorithms(), c, c.reduce_scatter, "reduce_scatter", Collective::kReduceScatter, sig);
+}
+const Algorithm<ReduceFn>& select_scan(const Signature& sig, const CollectiveConfig& c) {
+  return pick(scan_algorithms(), c, c.scan, "scan", Collective::kScan, sig);
+}
+const Algorithm<ReduceFn>& select_exscan(const Signature& sig, const CollectiveConfig& c) {
+  return pick(exscan_algorithms(), c, c.scan, "scan", Collective::kExscan, sig);
 }
 
 void validate(const CollectiveConfig& c) {
@@ -236,6 +212,7 @@ void validate(const CollectiveConfig& c) {
     throw std::invalid_argument(
         fmt::format("collectives.model: unknown model '{}' (known: algorithms, dimemas)", c.model));
   }
+  decisions(c.selector);
   auto check = [](const auto& table, const std::string& name, const char* key) {
     if (name != "auto") by_name(table, name, key);
   };

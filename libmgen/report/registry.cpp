@@ -23,4 +23,13 @@ std::vector<CollectiveAlgorithmInfo> collective_algorithms() {
   return out;
 }
 
+std::vector<CollectiveDecisionInfo> collective_decisions(const std::string& selector) {
+  std::vector<CollectiveDecisionInfo> out;
+  for (const colls::Decision& d : colls::decisions(selector)) {
+    for (const colls::Rule& r : d.rules)
+      out.push_back({d.collective, r.when, r.algorithm});
+  }
+  return out;
+}
+
 }  // namespace mgen::mpi

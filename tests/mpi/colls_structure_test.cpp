@@ -78,6 +78,9 @@ TEST_CASE("each algorithm sends the messages its structure says", "[colls]") {
       {"barrier", &CollectiveConfig::barrier, "ring", [](int p) { return p * (p - 1); }, barrier},
       {"bcast", &CollectiveConfig::bcast, "binomial", [](int p) { return p - 1; }, bcast},
       {"bcast", &CollectiveConfig::bcast, "scatter_allgather", [](int p) { return (p - 1) + p * (p - 1); }, bcast},
+      // Recursive doubling at powers of two; other sizes take the ring version.
+      {"bcast", &CollectiveConfig::bcast, "scatter_rd_allgather",
+       [&](int p) { return (p - 1) + (pof2_of(p) == p ? p * lg(p) : p * (p - 1)); }, bcast},
       {"reduce", &CollectiveConfig::reduce, "binomial", [](int p) { return p - 1; }, reduce},
       {"reduce", &CollectiveConfig::reduce, "linear", [](int p) { return p - 1; }, reduce},
       {"reduce", &CollectiveConfig::reduce, "rabenseifner", [&](int p) { return extra(p) + plog(p) + pof2_of(p) - 1; },
@@ -94,9 +97,12 @@ TEST_CASE("each algorithm sends the messages its structure says", "[colls]") {
       {"alltoall", &CollectiveConfig::alltoall, "pairwise", [](int p) { return p * (p - 1); }, alltoall},
       {"alltoall", &CollectiveConfig::alltoall, "bruck", [&](int p) { return p * lg(p); }, alltoall},
       {"alltoall", &CollectiveConfig::alltoall, "linear", [](int p) { return p * (p - 1); }, alltoall},
+      {"alltoall", &CollectiveConfig::alltoall, "scattered", [](int p) { return p * (p - 1); }, alltoall},
       {"reduce_scatter", &CollectiveConfig::reduce_scatter, "recursive_halving",
        [&](int p) { return 2 * extra(p) + plog(p); }, reduce_scatter},
       {"reduce_scatter", &CollectiveConfig::reduce_scatter, "ring", [](int p) { return p * (p - 1); }, reduce_scatter},
+      {"reduce_scatter", &CollectiveConfig::reduce_scatter, "pairwise", [](int p) { return p * (p - 1); },
+       reduce_scatter},
       {"scan", &CollectiveConfig::scan, "recursive_doubling", [](int p) { return 2 * scan_pairs(p); }, scan},
       {"scan", &CollectiveConfig::scan, "linear", [](int p) { return 2 * (p - 1); }, scan},
   };
@@ -109,39 +115,42 @@ TEST_CASE("each algorithm sends the messages its structure says", "[colls]") {
   }
 }
 
-TEST_CASE("default selection follows MPICH's thresholds", "[colls]") {
+TEST_CASE("selector mgen keeps mgen's own rules", "[colls]") {
   namespace colls = mgen::mpi::colls;
-  const CollectiveConfig automatic;
-  CHECK(std::string(colls::select_bcast(64, 12287, automatic).name) == "binomial");
-  CHECK(std::string(colls::select_bcast(64, 12288, automatic).name) == "scatter_allgather");
-  CHECK(std::string(colls::select_bcast(4, 1 << 20, automatic).name) == "binomial");
-  CHECK(std::string(colls::select_allreduce(64, 2048, automatic).name) == "recursive_doubling");
-  CHECK(std::string(colls::select_allreduce(64, 4096, automatic).name) == "rabenseifner");
-  CHECK(std::string(colls::select_allreduce(64, 128 << 10, automatic).name) == "rabenseifner");
-  CHECK(std::string(colls::select_allreduce(64, 256 << 10, automatic).name) == "ring");
-  CHECK(std::string(colls::select_allreduce(48, 32 << 10, automatic).name) == "rabenseifner");
-  CHECK(std::string(colls::select_allreduce(48, 48 << 10, automatic).name) == "ring");
-  CHECK(std::string(colls::select_allreduce(1031, 4096, automatic).name) == "recursive_doubling");
-  CHECK(std::string(colls::select_reduce(64, 2048, automatic).name) == "binomial");
-  CHECK(std::string(colls::select_reduce(64, 65536, automatic).name) == "rabenseifner");
-  CHECK(std::string(colls::select_allgather(64, 1024, automatic).name) == "recursive_doubling");
-  CHECK(std::string(colls::select_allgather(63, 1024, automatic).name) == "bruck");
-  CHECK(std::string(colls::select_allgather(63, 1 << 20, automatic).name) == "ring");
-  CHECK(std::string(colls::select_alltoall(64, 256, automatic).name) == "bruck");
-  CHECK(std::string(colls::select_alltoall(4, 256, automatic).name) == "pairwise");
-  CHECK(std::string(colls::select_alltoall(64, colls::kVaried, automatic).name) == "pairwise");
-  CHECK(std::string(colls::select_gather(64, colls::kVaried, automatic).name) == "linear");
-  CHECK(std::string(colls::select_scatter(64, 100, automatic).name) == "binomial");
-  CHECK(std::string(colls::select_reduce_scatter(64, 1024, automatic).name) == "recursive_halving");
-  CHECK(std::string(colls::select_reduce_scatter(64, 128 << 10, automatic).name) == "recursive_halving");
-  CHECK(std::string(colls::select_reduce_scatter(64, 256 << 10, automatic).name) == "ring");
-  CHECK(std::string(colls::select_reduce_scatter(48, 48 << 10, automatic).name) == "ring");
-  CHECK(std::string(colls::select_scan(64, 8, automatic).name) == "recursive_doubling");
+  CollectiveConfig automatic;
+  automatic.selector = "mgen";
+  CHECK(std::string(colls::select_bcast({.size = 64, .bytes = 12287}, automatic).name) == "binomial");
+  CHECK(std::string(colls::select_bcast({.size = 64, .bytes = 12288}, automatic).name) == "scatter_allgather");
+  CHECK(std::string(colls::select_bcast({.size = 4, .bytes = 1 << 20}, automatic).name) == "binomial");
+  CHECK(std::string(colls::select_allreduce({.size = 64, .bytes = 2048}, automatic).name) == "recursive_doubling");
+  CHECK(std::string(colls::select_allreduce({.size = 64, .bytes = 4096}, automatic).name) == "rabenseifner");
+  CHECK(std::string(colls::select_allreduce({.size = 64, .bytes = 128 << 10}, automatic).name) == "rabenseifner");
+  CHECK(std::string(colls::select_allreduce({.size = 64, .bytes = 256 << 10}, automatic).name) == "ring");
+  CHECK(std::string(colls::select_allreduce({.size = 48, .bytes = 32 << 10}, automatic).name) == "rabenseifner");
+  CHECK(std::string(colls::select_allreduce({.size = 48, .bytes = 48 << 10}, automatic).name) == "ring");
+  CHECK(std::string(colls::select_allreduce({.size = 1031, .bytes = 4096}, automatic).name) == "recursive_doubling");
+  CHECK(std::string(colls::select_reduce({.size = 64, .bytes = 2048}, automatic).name) == "binomial");
+  CHECK(std::string(colls::select_reduce({.size = 64, .bytes = 65536}, automatic).name) == "rabenseifner");
+  CHECK(std::string(colls::select_allgather({.size = 64, .bytes = 1024}, automatic).name) == "recursive_doubling");
+  CHECK(std::string(colls::select_allgather({.size = 63, .bytes = 1024}, automatic).name) == "bruck");
+  CHECK(std::string(colls::select_allgather({.size = 63, .bytes = 1 << 20}, automatic).name) == "ring");
+  CHECK(std::string(colls::select_alltoall({.size = 64, .bytes = 256}, automatic).name) == "bruck");
+  CHECK(std::string(colls::select_alltoall({.size = 4, .bytes = 256}, automatic).name) == "pairwise");
+  CHECK(std::string(colls::select_alltoall({.size = 64, .bytes = colls::kVaried}, automatic).name) == "pairwise");
+  CHECK(std::string(colls::select_gather({.size = 64, .bytes = colls::kVaried}, automatic).name) == "linear");
+  CHECK(std::string(colls::select_scatter({.size = 64, .bytes = 100}, automatic).name) == "binomial");
+  CHECK(std::string(colls::select_reduce_scatter({.size = 64, .bytes = 1024}, automatic).name) == "recursive_halving");
+  CHECK(std::string(colls::select_reduce_scatter({.size = 64, .bytes = 128 << 10}, automatic).name) ==
+        "recursive_halving");
+  CHECK(std::string(colls::select_reduce_scatter({.size = 64, .bytes = 256 << 10}, automatic).name) == "ring");
+  CHECK(std::string(colls::select_reduce_scatter({.size = 48, .bytes = 48 << 10}, automatic).name) == "ring");
+  CHECK(std::string(colls::select_scan({.size = 64, .bytes = 8}, automatic).name) == "recursive_doubling");
   CollectiveConfig chosen;
+  chosen.selector = "mgen";
   chosen.allreduce = "ring";
-  CHECK(std::string(colls::select_allreduce(64, 8, chosen).name) == "ring");
+  CHECK(std::string(colls::select_allreduce({.size = 64, .bytes = 8}, chosen).name) == "ring");
   chosen.scan = "linear";
-  CHECK(std::string(colls::select_exscan(64, 8, chosen).name) == "linear");
+  CHECK(std::string(colls::select_exscan({.size = 64, .bytes = 8}, chosen).name) == "linear");
   CHECK_NOTHROW(colls::validate(chosen));
   chosen.reduce_scatter = "pairwise_nope";
   CHECK_THROWS_WITH(colls::validate(chosen), Catch::Contains("collectives.reduce_scatter"));

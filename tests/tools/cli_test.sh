@@ -16,6 +16,13 @@ expect 0 "fat tree, 2 levels" -- "$mgen" info -c "$src/configs/nsim-ace-ib.toml"
 expect 0 "fat tree, 4 levels" -- "$mgen" info -c "$src/configs/nsim-ace-ib-256.toml"
 expect 0 "routing +adaptive" -- "$mgen" info --set router.routing=adaptive --set router.vcs=3
 expect 0 "router.switch_delay" -- "$mgen" info --keys
+# The active collective selector's table: mgen's own by default (a long allreduce is the ring),
+# MPICH's on request (Rabenseifner's); an unknown selector is a configuration error.
+expect 0 "selector \"mgen\".*allreduce +bytes > 2048.* -> ring" -- "$mgen" info
+expect 0 "selector \"mpich\"" -- "$mgen" info --set collectives.selector=mpich
+expect 0 "allreduce +bytes <= 8 +-> recursive_doubling.*count < pof2\(p\) +-> recursive_doubling +any +-> rabenseifner" -- "$mgen" info --set collectives.selector=mpich
+expect 0 "allreduce +configured: binomial" -- "$mgen" info --set collectives.allreduce=binomial
+expect 2 "collectives.selector: unknown selector 'ompi'" -- "$mgen" info --set collectives.selector=ompi
 
 printf '[topology]\nkind = "torus"\ndims = [4, 4\n' >"$work/broken.toml"
 expect 2 "broken.toml:[0-9]+:[0-9]+:" -- "$mgen" info -c "$work/broken.toml"

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
@@ -33,6 +34,28 @@ void print_routers_and_nics(const net::NetworkModel& net, const net::NetworkConf
              format_bandwidth(c.nic.link_bandwidth), format_time(c.nic.link_latency),
              format_bandwidth(c.nic.dma_bandwidth), format_time(c.nic.dma_latency), format_bytes(c.nic.packet_payload),
              format_bytes(c.nic.packet_header), format_bytes(c.nic.rx_buffer));
+}
+
+// The active selector's decision table, and the per-collective names that override it.
+void print_collective_selection(const mpi::CollectiveConfig& c) {
+  fmt::print("collective selection: selector \"{}\" (collectives.selector: mpich, mgen){}\n", c.selector,
+             c.model == "dimemas" ? "; model \"dimemas\": auto means Dimemas's collective model" : "");
+  const std::map<std::string, std::string> configured = {
+      {"barrier", c.barrier},     {"bcast", c.bcast},       {"reduce", c.reduce},
+      {"allreduce", c.allreduce}, {"gather", c.gather},     {"scatter", c.scatter},
+      {"allgather", c.allgather}, {"alltoall", c.alltoall}, {"reduce_scatter", c.reduce_scatter},
+      {"scan", c.scan},           {"exscan", c.scan}};
+  std::string last;
+  for (const auto& row : mpi::collective_decisions(c.selector)) {
+    const bool first = row.collective != last;
+    last = row.collective;
+    const std::string& name = configured.at(row.collective);
+    if (name != "auto") {
+      if (first) fmt::print("  {:15} configured: {}\n", row.collective, name);
+      continue;
+    }
+    fmt::print("  {:15} {:44} -> {}\n", first ? row.collective : "", row.when, row.algorithm);
+  }
 }
 
 int run_info(const MachineOptions& machine_options, const std::string& report_path, bool keys) {
@@ -111,6 +134,7 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
   for (const auto& a : mpi::collective_algorithms()) {
     fmt::print("  {:15} {:20} {}\n", a.collective, a.name, a.description);
   }
+  print_collective_selection(m.collectives);
   fmt::print("traffic patterns\n");
   for (const auto& e : traffic::pattern_registry())
     fmt::print("  {:12} {}\n", e.name, e.description);

@@ -46,13 +46,19 @@ void set_regular(colls::BlockArgs& a, uint64_t block) {
   a.block = block;
 }
 
-using SelectReduce = const colls::Algorithm<colls::ReduceFn>& (*)(int, uint64_t, const CollectiveConfig&);
+using SelectReduce = const colls::Algorithm<colls::ReduceFn>& (*)(const colls::Signature&, const CollectiveConfig&);
+
+// What the selection sees of a reduction: its size, element count and whether the operation is
+// a predefined one (MPICH picks by all three).
+colls::Signature reduction_signature(const Comm& c, const colls::ReduceArgs& a) {
+  return {.size = c.size(), .bytes = a.count * a.type_size, .count = a.count, .builtin_op = a.op < kExtraBase};
+}
 
 // Allreduce, scan and exscan: the same arguments, each with its own algorithm table.
 api::CollJob all_ranks_reduction(Scope& s, Comm& c, SelectReduce select, const void* sendbuf, void* recvbuf, int count,
                                  MGEN_Datatype type, MGEN_Op op) {
   const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
-  const colls::ReduceFn fn = select(c.size(), a.count * a.type_size, s.world().collectives()).fn;
+  const colls::ReduceFn fn = select(reduction_signature(c, a), s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -73,14 +79,14 @@ colls::ReduceScatterArgs scatter_args(const colls::ReduceArgs& r, MGEN_Datatype 
 namespace mgen::mpi::api {
 
 CollJob barrier_job(Scope& s, Comm& c) {
-  const colls::BarrierFn fn = colls::select_barrier(c.size(), s.world().collectives()).fn;
+  const colls::BarrierFn fn = colls::select_barrier({.size = c.size()}, s.world().collectives()).fn;
   return [fn](colls::Channel& ch) { fn(ch); };
 }
 
 CollJob bcast_job(Scope& s, Comm& c, void* buf, int count, MGEN_Datatype type, int root) {
   const uint64_t bytes = s.bytes(count, type);
   s.check_root(c, root);
-  const colls::BcastFn fn = colls::select_bcast(c.size(), bytes, s.world().collectives()).fn;
+  const colls::BcastFn fn = colls::select_bcast({.size = c.size(), .bytes = bytes}, s.world().collectives()).fn;
   return [fn, buf, bytes, root](colls::Channel& ch) { fn(ch, buf, bytes, root); };
 }
 
@@ -91,7 +97,7 @@ CollJob reduce_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int co
   if (a.in_place && c.rank != root) s.fail(MGEN_ERR_BUFFER, "MGEN_IN_PLACE is only valid at the root");
   a.root = root;
   if (c.rank != root) a.recv = nullptr;  // significant at the root only
-  const colls::ReduceFn fn = colls::select_reduce(c.size(), a.count * a.type_size, s.world().collectives()).fn;
+  const colls::ReduceFn fn = colls::select_reduce(reduction_signature(c, a), s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -115,7 +121,8 @@ CollJob reduce_scatter_block_job(Scope& s, Comm& c, const void* sendbuf, void* r
   a.regular = true;
   a.block = r.count;
   const uint64_t total = r.count * r.type_size * static_cast<uint64_t>(c.size());
-  const colls::ReduceScatterFn fn = colls::select_reduce_scatter(c.size(), total, s.world().collectives()).fn;
+  const colls::ReduceScatterFn fn =
+      colls::select_reduce_scatter({.size = c.size(), .bytes = total}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -132,7 +139,7 @@ CollJob reduce_scatter_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf
     total += a.counts[i];
   }
   const colls::ReduceScatterFn fn =
-      colls::select_reduce_scatter(c.size(), total * a.type_size, s.world().collectives()).fn;
+      colls::select_reduce_scatter({.size = c.size(), .bytes = total * a.type_size}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -156,7 +163,7 @@ CollJob gather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_D
   a.recv = at_root ? recvbuf : nullptr;
   a.send_bytes = block;
   set_regular(a, block);
-  const colls::BlockFn fn = colls::select_gather(c.size(), block, s.world().collectives()).fn;
+  const colls::BlockFn fn = colls::select_gather({.size = c.size(), .bytes = block}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -180,7 +187,7 @@ CollJob scatter_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_
   a.recv = a.in_place ? nullptr : recvbuf;
   a.recv_bytes = block;
   set_regular(a, block);
-  const colls::BlockFn fn = colls::select_scatter(c.size(), block, s.world().collectives()).fn;
+  const colls::BlockFn fn = colls::select_scatter({.size = c.size(), .bytes = block}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -198,7 +205,9 @@ CollJob allgather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGE
   a.send_bytes = block;
   set_regular(a, block);
   const colls::BlockFn fn =
-      colls::select_allgather(c.size(), block * static_cast<uint64_t>(c.size()), s.world().collectives()).fn;
+      colls::select_allgather({.size = c.size(), .bytes = block * static_cast<uint64_t>(c.size())},
+                              s.world().collectives())
+          .fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -221,7 +230,8 @@ CollJob alltoall_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN
   a.send = in_place ? (snapshot->empty() ? nullptr : snapshot->data()) : sendbuf;
   a.recv = recvbuf;
   set_regular(a, block);
-  const colls::BlockFn fn = colls::select_alltoall(c.size(), block, s.world().collectives()).fn;
+  const colls::BlockFn fn =
+      colls::select_alltoall({.size = c.size(), .bytes = block, .in_place = in_place}, s.world().collectives()).fn;
   return [fn, a, snapshot](colls::Channel& ch) { fn(ch, a); };
 }
 

@@ -57,7 +57,8 @@ CollJob gatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_
   }
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = at_root ? recvbuf : nullptr;
-  const colls::BlockFn fn = colls::select_gather(c.size(), colls::kVaried, s.world().collectives()).fn;
+  const colls::BlockFn fn =
+      colls::select_gather({.size = c.size(), .bytes = colls::kVaried}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -79,7 +80,8 @@ CollJob scatterv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcount
   }
   a.send = at_root ? sendbuf : nullptr;
   a.recv = a.in_place ? nullptr : recvbuf;
-  const colls::BlockFn fn = colls::select_scatter(c.size(), colls::kVaried, s.world().collectives()).fn;
+  const colls::BlockFn fn =
+      colls::select_scatter({.size = c.size(), .bytes = colls::kVaried}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -98,7 +100,7 @@ CollJob allgatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MG
   uint64_t total = 0;
   for (uint64_t n : a.recv_counts)
     total += n;
-  const colls::BlockFn fn = colls::select_allgather(c.size(), total, s.world().collectives()).fn;
+  const colls::BlockFn fn = colls::select_allgather({.size = c.size(), .bytes = total}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
@@ -130,7 +132,9 @@ CollJob alltoallv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcoun
   }
   a.send = in_place ? (snapshot->empty() ? nullptr : snapshot->data()) : sendbuf;
   a.recv = recvbuf;
-  const colls::BlockFn fn = colls::select_alltoall(c.size(), colls::kVaried, s.world().collectives()).fn;
+  const colls::BlockFn fn =
+      colls::select_alltoall({.size = c.size(), .bytes = colls::kVaried, .in_place = in_place}, s.world().collectives())
+          .fn;
   return [fn, a, snapshot](colls::Channel& ch) { fn(ch, a); };
 }
 

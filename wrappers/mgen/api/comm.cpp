@@ -45,7 +45,7 @@ const Group& group_of(Scope& s, MGEN_Group h) {
 // Time of a context agreement among the members of `c` (MPICH allreduces a context mask).
 void agree(Scope& s, Comm& c) {
   colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_barrier(c.size(), s.world().collectives()).fn(ch);
+  colls::select_barrier({.size = c.size()}, s.world().collectives()).fn(ch);
 }
 
 std::unique_ptr<Comm> make_comm(Scope& s, uint64_t context, std::shared_ptr<const Group> g) {
@@ -169,7 +169,7 @@ void exchange(Scope& s, Comm& c, int peer, int tag, const void* out, uint64_t ou
 
 void bcast(Scope& s, Comm& c, void* buf, uint64_t bytes, int root) {
   colls::Channel ch(s.world(), s.rank(), c);
-  colls::select_bcast(c.size(), bytes, s.world().collectives()).fn(ch, buf, bytes, root);
+  colls::select_bcast({.size = c.size(), .bytes = bytes}, s.world().collectives()).fn(ch, buf, bytes, root);
 }
 
 }  // namespace

@@ -90,6 +90,13 @@ struct CollectiveAlgorithmInfo {
   std::string collective, name, description;
 };
 std::vector<CollectiveAlgorithmInfo> collective_algorithms();
+// A selector's decision table ([collectives] selector), for `mgen info`: per collective, the
+// conditions in the order they are tried, the first that holds naming the algorithm. Throws
+// std::invalid_argument for an unknown selector.
+struct CollectiveDecisionInfo {
+  std::string collective, when, algorithm;
+};
+std::vector<CollectiveDecisionInfo> collective_decisions(const std::string& selector);
 
 // The world rank of the calling fiber (inside a run), or -1.
 int current_rank();
