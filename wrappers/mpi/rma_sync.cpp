@@ -293,8 +293,11 @@ int PMPI_Win_unlock_all(MPI_Win w) {
 }
 MGEN_MPI_ALIAS(Win_unlock_all)
 
-int PMPI_Win_flush(int target, MPI_Win w) {
-  return win_call("MPI_Win_flush", w, [&] {
+namespace {
+// Flush and flush_local wait for the same thing here: a transfer's data moves at the call, so
+// local completion is remote completion; only the name in errors differs.
+int flush_target(const char* name, int target, MPI_Win w) {
+  return win_call(name, w, [&] {
     Win& x = win(w);
     if (target == MPI_PROC_NULL) return MPI_SUCCESS;
     check_lock_target(x, target);
@@ -302,38 +305,34 @@ int PMPI_Win_flush(int target, MPI_Win w) {
     complete_or_poll(x, target);
     return MPI_SUCCESS;
   });
+}
+int flush_every_target(const char* name, MPI_Win w) {
+  return win_call(name, w, [&] {
+    Win& x = win(w);
+    require_passive(x, -1);
+    complete_or_poll(x, -1);
+    return MPI_SUCCESS;
+  });
+}
+}  // namespace
+
+int PMPI_Win_flush(int target, MPI_Win w) {
+  return flush_target("MPI_Win_flush", target, w);
 }
 MGEN_MPI_ALIAS(Win_flush)
 
 int PMPI_Win_flush_all(MPI_Win w) {
-  return win_call("MPI_Win_flush_all", w, [&] {
-    Win& x = win(w);
-    require_passive(x, -1);
-    complete_or_poll(x, -1);
-    return MPI_SUCCESS;
-  });
+  return flush_every_target("MPI_Win_flush_all", w);
 }
 MGEN_MPI_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local(int target, MPI_Win w) {
-  return win_call("MPI_Win_flush_local", w, [&] {
-    Win& x = win(w);
-    if (target == MPI_PROC_NULL) return MPI_SUCCESS;
-    check_lock_target(x, target);
-    require_passive(x, target);
-    complete_or_poll(x, target);
-    return MPI_SUCCESS;
-  });
+  return flush_target("MPI_Win_flush_local", target, w);
 }
 MGEN_MPI_ALIAS(Win_flush_local)
 
 int PMPI_Win_flush_local_all(MPI_Win w) {
-  return win_call("MPI_Win_flush_local_all", w, [&] {
-    Win& x = win(w);
-    require_passive(x, -1);
-    complete_or_poll(x, -1);
-    return MPI_SUCCESS;
-  });
+  return flush_every_target("MPI_Win_flush_local_all", w);
 }
 MGEN_MPI_ALIAS(Win_flush_local_all)
 
