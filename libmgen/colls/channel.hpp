@@ -32,15 +32,15 @@ class Channel {
   uint32_t irecv(void* buf, uint64_t bytes, int peer, int tag) {
     return world_.post_recv(exec_, buf, bytes, static_cast<int>(comm_.world(peer)), tag, comm_.coll_context(), true);
   }
-  void wait(uint32_t q) {
-    world_.wait_all(exec_, &q, 1);
-    rank_.free_request_slot(q);
-  }
-  // Waits for every request and frees them.
+  void wait(uint32_t q) { waitall(&q, 1); }
+  // Waits for every request and frees them. A truncated piece means the members passed
+  // mismatched arguments that the cross-rank check does not cover: it stops the run.
   void waitall(const uint32_t* qs, uint32_t n) {
     world_.wait_all(exec_, qs, n);
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i = 0; i < n; ++i) {
+      if (rank_.requests[qs[i]].status.error == kErrTruncated) truncated(qs[i]);
       rank_.free_request_slot(qs[i]);
+    }
   }
   // The same, and empties the vector.
   void waitall(std::vector<uint32_t>& qs) {
@@ -58,6 +58,8 @@ class Channel {
   void reduce(const void* in, void* inout, uint64_t count, int type, int op);
 
  private:
+  [[noreturn]] void truncated(uint32_t q);
+
   World& world_;
   Exec& exec_;
   Rank& rank_;

@@ -47,7 +47,8 @@ struct Comm {
   // Intercommunicators: the other group. Point-to-point ranks name its members; `group` and
   // `rank` stay the local side (MPI_Comm_size/rank).
   std::shared_ptr<const Group> remote;
-  uint64_t one_steps = 0;  // one-step collectives so far: every member counts the same
+  uint64_t one_steps = 0;    // one-step collectives so far: every member counts the same
+  uint64_t collectives = 0;  // collective calls so far, for the argument check (api/coll_check)
 
   int size() const { return group->size(); }
   bool inter() const { return remote != nullptr; }

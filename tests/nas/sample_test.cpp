@@ -58,11 +58,12 @@ TEST_CASE("NAS sampling: extrapolation from K and 2K iterations equals the whole
   };
   // Each kernel with enough timed iterations to sample (EP has none; IS has 10). Every iteration
   // after the first K costs what the K-th to 2K-th did: LU, BT, SP and CG repeat exactly (0 ppm
-  // measured), MG and FT within 12 ppm (their first iterations differ slightly in how
-  // transfers overlap), IS within 100 ppm (67 ppm measured: its iterations contend slightly
-  // differently on the packet network).
+  // measured), FT within 12 ppm and MG within 430 ppm (their first iterations differ slightly in
+  // how transfers overlap; MG's grew from 12 ppm when MPICH's collective choices became the
+  // default: MG S has only 4 iterations, so K = 1 is its only sample), IS within 100 ppm (67 ppm measured: its
+  // iterations contend slightly differently on the packet network).
   const Case cases[] = {{"lu", 'S', 4, 5, 1e-9},  {"lu", 'W', 8, 10, 1e-9}, {"bt", 'S', 4, 10, 1e-9},
-                        {"sp", 'S', 9, 20, 1e-9}, {"cg", 'S', 8, 3, 1e-9},  {"mg", 'S', 8, 1, 2e-5},
+                        {"sp", 'S', 9, 20, 1e-9}, {"cg", 'S', 8, 3, 1e-9},  {"mg", 'S', 8, 1, 5e-4},
                         {"ft", 'S', 8, 1, 2e-5},  {"is", 'S', 8, 2, 1e-4}};
   for (const Case& c : cases) {
     INFO(c.kernel << " class " << c.cls << " on " << c.ranks);

@@ -16,10 +16,10 @@ expect 0 "fat tree, 2 levels" -- "$mgen" info -c "$src/configs/nsim-ace-ib.toml"
 expect 0 "fat tree, 4 levels" -- "$mgen" info -c "$src/configs/nsim-ace-ib-256.toml"
 expect 0 "routing +adaptive" -- "$mgen" info --set router.routing=adaptive --set router.vcs=3
 expect 0 "router.switch_delay" -- "$mgen" info --keys
-# The active collective selector's table: mgen's own by default (a long allreduce is the ring),
-# MPICH's on request (Rabenseifner's); an unknown selector is a configuration error.
-expect 0 "selector \"mgen\".*allreduce +bytes > 2048.* -> ring" -- "$mgen" info
-expect 0 "selector \"mpich\"" -- "$mgen" info --set collectives.selector=mpich
+# The active collective selector's table: MPICH's by default, mgen's own on request (a long allreduce
+# is then the ring, Rabenseifner under MPICH's); an unknown selector is a configuration error.
+expect 0 "selector \"mpich\"" -- "$mgen" info
+expect 0 "selector \"mgen\".*allreduce +bytes > 2048.* -> ring" -- "$mgen" info --set collectives.selector=mgen
 expect 0 "allreduce +bytes <= 8 +-> recursive_doubling.*count < pof2\(p\) +-> recursive_doubling +any +-> rabenseifner" -- "$mgen" info --set collectives.selector=mpich
 expect 0 "allreduce +configured: binomial" -- "$mgen" info --set collectives.allreduce=binomial
 expect 2 "collectives.selector: unknown selector 'ompi'" -- "$mgen" info --set collectives.selector=ompi
@@ -58,10 +58,12 @@ PY
 
 # mgen run: results, reports, timelines, and failures with their exit codes.
 # Closed form on the default machine (200 ns MPI overheads; a 96-byte envelope packet takes
-# 193.6 ns over 1 hop, 245.6 ns over 2): the recursive-doubling barrier's last pair is 0 and 2;
-# rank 2 leaves round 1 at 4.5936 us (rank 3's message, sent at 4.2 us), sends at 4.7936 us,
-# rank 0 receives at 5.0392 us and returns at 5.2392 us.
-expect 0 "predicted time +5.239 us" -- "$mgen" run -n 4 "$programs/compute"
+# 193.6 ns over 1 hop, 245.6 ns over 2, 297.6 ns over 3; ranks 0-3 on routers 0-3 of a ring of
+# 8): the dissemination barrier (MPICH's choice) sends to rank + 1, then rank + 2. Rank 3,
+# ready at 4 us, sends to rank 0 at 4.2 us (3 hops): rank 0 receives at 4.4976 us, leaves
+# round 1 at 4.6976 us, sends to rank 2 at 4.8976 us (2 hops), which receives at 5.1432 us and
+# returns at 5.3432 us.
+expect 0 "predicted time +5.343 us" -- "$mgen" run -n 4 "$programs/compute"
 expect 0 "arg 1: --flag.*arg 2: 7" -- "$mgen" run -n 2 "$programs/compute" --flag 7
 expect 0 "2 rank\(s\) per node" -- "$mgen" run -n 8 --ppn 2 "$programs/compute.so"
 expect 3 "deadlock: 2 of 3 ranks.*rank 0 blocked in MGEN_Recv\(peer 1, tag 4" -- "$mgen" run -n 3 "$programs/deadlock"

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/coll_check.hpp"
 #include "api/coll_jobs.hpp"
 #include "colls/colls.hpp"
 #include "core/datatype.hpp"
@@ -54,10 +55,17 @@ colls::Signature reduction_signature(const Comm& c, const colls::ReduceArgs& a) 
   return {.size = c.size(), .bytes = a.count * a.type_size, .count = a.count, .builtin_op = a.op < kExtraBase};
 }
 
+// The operation as the cross-rank check compares it: predefined ones by handle; user-defined
+// ones are local handles, so only "user-defined" is compared.
+int checked_op(MGEN_Op op) {
+  return op < kExtraBase ? op : kExtraBase;
+}
+
 // Allreduce, scan and exscan: the same arguments, each with its own algorithm table.
-api::CollJob all_ranks_reduction(Scope& s, Comm& c, SelectReduce select, const void* sendbuf, void* recvbuf, int count,
-                                 MGEN_Datatype type, MGEN_Op op) {
+api::CollJob all_ranks_reduction(Scope& s, Comm& c, const char* kind, SelectReduce select, const void* sendbuf,
+                                 void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op) {
   const colls::ReduceArgs a = reduce_args(s, sendbuf, recvbuf, count, type, op);
+  api::check_collective(s, c, {.kind = kind, .op = checked_op(op), .bytes = a.count * a.type_size});
   const colls::ReduceFn fn = select(reduction_signature(c, a), s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
@@ -79,6 +87,7 @@ colls::ReduceScatterArgs scatter_args(const colls::ReduceArgs& r, MGEN_Datatype 
 namespace mgen::mpi::api {
 
 CollJob barrier_job(Scope& s, Comm& c) {
+  check_collective(s, c, {.kind = "barrier"});
   const colls::BarrierFn fn = colls::select_barrier({.size = c.size()}, s.world().collectives()).fn;
   return [fn](colls::Channel& ch) { fn(ch); };
 }
@@ -86,6 +95,7 @@ CollJob barrier_job(Scope& s, Comm& c) {
 CollJob bcast_job(Scope& s, Comm& c, void* buf, int count, MGEN_Datatype type, int root) {
   const uint64_t bytes = s.bytes(count, type);
   s.check_root(c, root);
+  check_collective(s, c, {.kind = "bcast", .root = root, .bytes = bytes});
   const colls::BcastFn fn = colls::select_bcast({.size = c.size(), .bytes = bytes}, s.world().collectives()).fn;
   return [fn, buf, bytes, root](colls::Channel& ch) { fn(ch, buf, bytes, root); };
 }
@@ -97,21 +107,22 @@ CollJob reduce_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int co
   if (a.in_place && c.rank != root) s.fail(MGEN_ERR_BUFFER, "MGEN_IN_PLACE is only valid at the root");
   a.root = root;
   if (c.rank != root) a.recv = nullptr;  // significant at the root only
+  check_collective(s, c, {.kind = "reduce", .root = root, .op = checked_op(op), .bytes = a.count * a.type_size});
   const colls::ReduceFn fn = colls::select_reduce(reduction_signature(c, a), s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 
 CollJob allreduce_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type,
                       MGEN_Op op) {
-  return all_ranks_reduction(s, c, colls::select_allreduce, sendbuf, recvbuf, count, type, op);
+  return all_ranks_reduction(s, c, "allreduce", colls::select_allreduce, sendbuf, recvbuf, count, type, op);
 }
 
 CollJob scan_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op) {
-  return all_ranks_reduction(s, c, colls::select_scan, sendbuf, recvbuf, count, type, op);
+  return all_ranks_reduction(s, c, "scan", colls::select_scan, sendbuf, recvbuf, count, type, op);
 }
 
 CollJob exscan_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int count, MGEN_Datatype type, MGEN_Op op) {
-  return all_ranks_reduction(s, c, colls::select_exscan, sendbuf, recvbuf, count, type, op);
+  return all_ranks_reduction(s, c, "exscan", colls::select_exscan, sendbuf, recvbuf, count, type, op);
 }
 
 CollJob reduce_scatter_block_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf, int recvcount,
@@ -120,6 +131,7 @@ CollJob reduce_scatter_block_job(Scope& s, Comm& c, const void* sendbuf, void* r
   colls::ReduceScatterArgs a = scatter_args(r, type, op);
   a.regular = true;
   a.block = r.count;
+  check_collective(s, c, {.kind = "reduce_scatter_block", .op = checked_op(op), .bytes = r.count * r.type_size});
   const uint64_t total = r.count * r.type_size * static_cast<uint64_t>(c.size());
   const colls::ReduceScatterFn fn =
       colls::select_reduce_scatter({.size = c.size(), .bytes = total}, s.world().collectives()).fn;
@@ -138,6 +150,10 @@ CollJob reduce_scatter_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf
     a.counts[i] = static_cast<uint64_t>(recvcounts[i]);
     total += a.counts[i];
   }
+  std::vector<uint64_t> shares(a.counts);
+  for (uint64_t& b : shares)
+    b *= r.type_size;
+  check_collective(s, c, {.kind = "reduce_scatter", .op = checked_op(op), .shares = &shares});
   const colls::ReduceScatterFn fn =
       colls::select_reduce_scatter({.size = c.size(), .bytes = total * a.type_size}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
@@ -159,6 +175,7 @@ CollJob gather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_D
     }
     block = recv_block;
   }
+  check_collective(s, c, {.kind = "gather", .root = root, .bytes = block});
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = at_root ? recvbuf : nullptr;
   a.send_bytes = block;
@@ -183,6 +200,7 @@ CollJob scatter_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_
     }
     block = send_block;
   }
+  check_collective(s, c, {.kind = "scatter", .root = root, .bytes = block});
   a.send = at_root ? sendbuf : nullptr;
   a.recv = a.in_place ? nullptr : recvbuf;
   a.recv_bytes = block;
@@ -200,6 +218,7 @@ CollJob allgather_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGE
     s.fail(MGEN_ERR_TRUNCATE,
            fmt::format("sends {} bytes per rank but receives {}", s.bytes(sendcount, sendtype), block));
   }
+  check_collective(s, c, {.kind = "allgather", .bytes = block});
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = recvbuf;
   a.send_bytes = block;
@@ -219,6 +238,7 @@ CollJob alltoall_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN
     s.fail(MGEN_ERR_TRUNCATE,
            fmt::format("sends {} bytes per rank but receives {}", s.bytes(sendcount, sendtype), block));
   }
+  check_collective(s, c, {.kind = "alltoall", .bytes = block});
   // In place, what goes out is the receive buffer's old content: keep a copy (as MPICH does)
   // and run the ordinary algorithm from it.
   auto snapshot = std::make_shared<std::vector<char>>();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/coll_check.hpp"
 #include "api/coll_jobs.hpp"
 #include "colls/colls.hpp"
 
@@ -55,6 +56,8 @@ CollJob gatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MGEN_
     }
     a.send_bytes = a.recv_counts[root];
   }
+  check_collective(
+      s, c, {.kind = "gatherv", .root = root, .own = a.send_bytes, .shares = at_root ? &a.recv_counts : nullptr});
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = at_root ? recvbuf : nullptr;
   const colls::BlockFn fn =
@@ -78,6 +81,11 @@ CollJob scatterv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcount
              fmt::format("the root sends {} bytes to itself but receives {}", a.send_counts[root], a.recv_bytes));
     }
   }
+  check_collective(s, c,
+                   {.kind = "scatterv",
+                    .root = root,
+                    .own = at_root ? a.send_counts[root] : a.recv_bytes,
+                    .shares = at_root ? &a.send_counts : nullptr});
   a.send = at_root ? sendbuf : nullptr;
   a.recv = a.in_place ? nullptr : recvbuf;
   const colls::BlockFn fn =
@@ -97,6 +105,7 @@ CollJob allgatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MG
   a.send = a.in_place ? nullptr : sendbuf;
   a.recv = recvbuf;
   a.send_bytes = a.recv_counts[c.rank];
+  check_collective(s, c, {.kind = "allgatherv", .own = a.send_bytes, .shares = &a.recv_counts});
   uint64_t total = 0;
   for (uint64_t n : a.recv_counts)
     total += n;
@@ -130,6 +139,9 @@ CollJob alltoallv_job(Scope& s, Comm& c, const void* sendbuf, const int sendcoun
     s.fail(MGEN_ERR_TRUNCATE,
            fmt::format("sends {} bytes to itself but receives {}", a.send_counts[c.rank], a.recv_counts[c.rank]));
   }
+  // Each pair's counts are not compared (that needs every member's arrays at once); a
+  // mismatch there shows as a truncated message.
+  check_collective(s, c, {.kind = "alltoallv"});
   a.send = in_place ? (snapshot->empty() ? nullptr : snapshot->data()) : sendbuf;
   a.recv = recvbuf;
   const colls::BlockFn fn =

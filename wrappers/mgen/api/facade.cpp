@@ -1,6 +1,7 @@
 #include "api/facade.hpp"
 
 #include <cstdio>
+#include <vector>
 
 #include "core/datatype.hpp"
 
@@ -45,11 +46,23 @@ const char* error_class_name(int c) {
 
 }  // namespace
 
-Binding& binding() {
-  static thread_local Binding b;
-  return b;
-}
+namespace {
+struct Bindings : World::Extension {
+  explicit Bindings(World& w) : of(w.size()) {}
+  std::vector<Binding> of;  // by rank
+};
+constexpr char kBindingsKey = 0;
+}  // namespace
 
+Binding& binding() {
+  static thread_local Binding outside;
+  World* w = World::active();
+  if (w == nullptr || !w->in_rank()) return outside;
+  std::vector<Binding>& of = w->extension<Bindings>(&kBindingsKey).of;
+  const RankId r = w->current().id;
+  if (r >= of.size()) of.resize(r + 1);
+  return of[r];
+}
 Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().name ? binding().name : name) {
   World* w = World::active();
   if (w == nullptr || !w->in_rank()) return;

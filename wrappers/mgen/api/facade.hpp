@@ -27,6 +27,9 @@ struct Binding {
   const char* name = nullptr;
   bool throw_errors = false;
 };
+// The running rank's binding (one per rank: ranks are fibers of one thread, and a rank that
+// blocks inside an MPI call must find its own binding when it resumes, not the one another
+// rank left); outside a run, the thread's.
 Binding& binding();
 
 class Scope {

@@ -97,11 +97,10 @@ inline constexpr std::array<DimemasRow, kDimOps> kDimemasTable3 = {{
 // Algorithm per collective: "auto" (the default selection by communicator size and message
 // size) or a name from the collective registry (`mgen info` lists them).
 struct CollectiveConfig {
-  // Whose rules "auto" follows: "mpich" (MPICH 4.0.2's default choices: mgen implements
-  // MPICH's ABI, so users compare with their MPICH) or "mgen" (mgen's own, before issue 20).
-  // "mgen" stays the default until the golden predictions and the paper reproductions (PPT
-  // Fig. 7's allreduce) are re-checked under MPICH's rules.
-  std::string selector = "mgen";
+  // Whose rules "auto" follows: "mpich" (the default: MPICH 4.0.2's default choices; mgen
+  // implements MPICH's ABI, so users compare with their MPICH) or "mgen" (mgen's own rules
+  // from before issue 20, kept for comparison with earlier predictions).
+  std::string selector = "mpich";
   // "algorithms": "auto" picks by size as below; "dimemas": "auto" means Dimemas's collective
   // model (the "dimemas" entry of every registry), with `dimemas` as its Table 3.
   std::string model = "algorithms";
