@@ -16,6 +16,7 @@
 #include "core/world.hpp"
 #include "mpi/coll_args.hpp"
 #include "mpi/intercomm.hpp"
+#include "mpi/nbc.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -24,17 +25,6 @@ using mgen::mpi::api::Scope;
 using XRequest = mgen::mpi::abi::Request;
 
 namespace {
-
-// What a non-blocking collective's helper works on, alive until the helper finishes.
-struct Pending {
-  // The communicator, copied (the user may free theirs meanwhile) onto a context of its own.
-  Comm comm;
-  std::deque<Flat> flats;  // deques: what a job points to never moves
-  std::deque<VBuf> vbufs;
-  std::deque<std::vector<std::byte>> temps;
-  std::optional<Reduction> red;
-  CollJob body;
-};
 
 // A non-blocking collective's own context: the collectives started after it on the same
 // communicator, blocking or not, never match its messages. MPI has every member start the
@@ -236,6 +226,33 @@ CollJob alltoallv_plan(Scope& s, Pending& p, const void* sendbuf, const int send
   } else {
     VBuf& v = p.vbufs.emplace_back(const_cast<void*>(sendbuf), sendcounts, sdispls, n, sendtype, true);
     VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, rdispls, n, recvtype, false);
+    job = api::alltoallv_job(s, p.comm, v.data(), v.counts(), v.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(),
+                             MGEN_BYTE);
+    out = &r;
+  }
+  return [job, out](colls::Channel& ch) {
+    job(ch);
+    out->finish();
+  };
+}
+
+// MPI_Alltoallw as alltoallv_plan, the blocks of each rank packed to bytes (colls.cpp).
+CollJob alltoallw_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[]) {
+  const int n = p.comm.size();
+  WBuf* out = nullptr;
+  CollJob job;
+  if (in_place(sendbuf)) {
+    WBuf& r = p.wbufs.emplace_back(recvbuf, recvcounts, rdispls, recvtypes, n, true);
+    const auto* base = static_cast<const std::byte*>(r.data());
+    std::vector<std::byte>& copy = p.temps.emplace_back(base, base + layout_end(r.counts(), r.displs(), n));
+    job = api::alltoallv_job(s, p.comm, copy.data(), r.counts(), r.displs(), MGEN_BYTE, r.data(), r.counts(),
+                             r.displs(), MGEN_BYTE);
+    out = &r;
+  } else {
+    WBuf& v = p.wbufs.emplace_back(const_cast<void*>(sendbuf), sendcounts, sdispls, sendtypes, n, true);
+    WBuf& r = p.wbufs.emplace_back(recvbuf, recvcounts, rdispls, recvtypes, n, false);
     job = api::alltoallv_job(s, p.comm, v.data(), v.counts(), v.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(),
                              MGEN_BYTE);
     out = &r;
@@ -495,4 +512,26 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 }
 MGEN_MPI_ALIAS(Ialltoall)
 
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm c, MPI_Request* req) {
+  return call("MPI_Ialltoallw", c, [&] {
+    if (is_inter(c))
+      return inter_now(
+          PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c), req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return alltoallw_plan(s, p, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+    });
+  });
+}
+MGEN_MPI_ALIAS(Ialltoallw)
+
 }  // extern "C"
+
+namespace mgen::mpi::abi {
+
+int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<CollJob(Scope&, Pending&)>& build) {
+  return start(c, req, build);
+}
+
+}  // namespace mgen::mpi::abi

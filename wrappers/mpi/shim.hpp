@@ -71,6 +71,9 @@ struct Request {
   int peer = 0, tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   MGEN_Status done_status{};  // kDone
+  // A persistent collective (persistent_colls.cpp): starts the non-blocking collective its
+  // arguments describe, returning that collective's request.
+  std::function<int(MPI_Request*)> start_coll;
 };
 
 // A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
@@ -200,6 +203,9 @@ void sync_engine();
 // Returns MPI_SUCCESS or the request's error (MPI_ERR_TRUNCATE), whose text is then in
 // RankState::error_text; the status's MPI_ERROR says the same.
 int complete(MPI_Request* r, MPI_Status* status);
+
+// MPI_Start on a persistent collective: its non-blocking collective now runs under `r`.
+void start_persistent_collective(MPI_Request r);
 
 // The MGEN type id user operations see for a datatype.
 int reduction_type(MPI_Datatype t);
