@@ -55,14 +55,17 @@ class VBuf {
     }
     temp_.resize(total);
     data_ = temp_.data();
-    if (load && buf != nullptr) {
-      for (int i = 0; i < n; ++i)
-        pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
-    }
+    if (load) repack();
   }
   void* data() const { return data_; }
   const int* counts() const { return bc_.data(); }
   const int* displs() const { return bd_.data(); }
+  // Packs the user's blocks (again: a buffer filled after this layout was made).
+  void repack() {
+    if (dense_ || user_ == nullptr) return;
+    for (int i = 0; i < n_; ++i)
+      pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
+  }
   void finish() {
     if (dense_ || user_ == nullptr) return;
     for (int i = 0; i < n_; ++i)

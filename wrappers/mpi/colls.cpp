@@ -455,7 +455,6 @@ Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   check_count(count);
   const DType& d = dtype(t);
   if (const UserOp* u = user_op(op)) {
-    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
     r.type = reduction_type(t);
     r.count = count;
     r.op = mgen_op(op);

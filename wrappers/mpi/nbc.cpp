@@ -59,7 +59,15 @@ int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   Scope& s = scope();
   auto p = std::make_shared<Pending>();
   p->comm = s.comm(comm(c));
-  p->comm.context = nbc_context(p->comm.context, state().nbc_seq[c]++);
+  RankState& st = state();
+  uint32_t seq = 0;
+  if (st.persistent_seq >= 0) {
+    seq = static_cast<uint32_t>(st.persistent_seq);  // a persistent collective's, from its MPI_X_init
+    st.persistent_seq = -1;
+  } else {
+    seq = st.nbc_seq[c]++;
+  }
+  p->comm.context = nbc_context(p->comm.context, seq);
   p->body = build(s, *p);
   World& w = s.world();
   const uint32_t done = w.start_helper(w.current_exec(), [p, &w](Exec& x) { run_pending(w, x, *p); });
@@ -282,8 +290,12 @@ CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* rec
     const void* src = in_place(sendbuf) ? recvbuf : sendbuf;
     CollJob reduce = reduce_plan(s, p, src, me == 0 ? all.data() : nullptr, total, t, op, 0);
     CollJob scatter = scatterv_plan(s, p, all.data(), recvcounts, displs.data(), t, recvbuf, recvcounts[me], t, 0);
-    return [reduce, scatter](colls::Channel& ch) {
+    // The root's scatter layout packed `all` before the reduction filled it: packed again
+    // in between (the blocking form runs one call after the other).
+    VBuf* staged = me == 0 ? &p.vbufs.back() : nullptr;
+    return [reduce, scatter, staged](colls::Channel& ch) {
       reduce(ch);
+      if (staged != nullptr) staged->repack();
       scatter(ch);
     };
   }

@@ -23,6 +23,8 @@ int persistent(const char* name, MPI_Comm c, MPI_Request* req, std::function<int
     q->active = false;
     q->comm = c;
     q->start_coll = std::move(start_coll);
+    // Its messages' context: numbered now, so starts in any order match (MPI-4.0 §6.13).
+    q->coll_seq = state().nbc_seq[c]++;
     return MPI_SUCCESS;
   });
 }
@@ -35,7 +37,9 @@ void start_persistent_collective(MPI_Request r) {
   // A copy: starting adds a request, which may move the request table.
   const std::function<int(MPI_Request*)> start_coll = request(r).start_coll;
   MPI_Request fresh = MPI_REQUEST_NULL;
+  state().persistent_seq = request(r).coll_seq;
   const int rc = start_coll(&fresh);
+  state().persistent_seq = -1;
   if (rc != MPI_SUCCESS) fail(rc, state().error_text.empty() ? "starting the collective failed" : state().error_text);
   XRequest& f = request(fresh);
   XRequest& q = request(r);

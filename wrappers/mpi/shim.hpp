@@ -74,6 +74,7 @@ struct Request {
   // A persistent collective (persistent_colls.cpp): starts the non-blocking collective its
   // arguments describe, returning that collective's request.
   std::function<int(MPI_Request*)> start_coll;
+  uint32_t coll_seq = 0;  // its number among the collectives on `comm` (RankState::nbc_seq)
 };
 
 // A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
@@ -102,6 +103,9 @@ struct RankState {
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
   std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;                // non-blocking collectives started per comm
+  // While MPI_Start starts a persistent collective: the number its MPI_X_init took from
+  // nbc_seq (persistent collectives match in the order they were initialised, MPI-4.0 §6.13).
+  int64_t persistent_seq = -1;
   // Freed or buffered sends still in flight, with the copy of the data they send.
   std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
   std::vector<std::shared_ptr<Win>> wins;  // by handle index
