@@ -146,7 +146,8 @@ class WBuf {
 inline uint64_t layout_end(const int* counts, const int* displs, int n) {
   uint64_t end = 0;
   for (int i = 0; i < n; ++i) {
-    if (counts[i] > 0) end = std::max<uint64_t>(end, static_cast<uint64_t>(displs[i]) + static_cast<uint64_t>(counts[i]));
+    if (counts[i] > 0)
+      end = std::max<uint64_t>(end, static_cast<uint64_t>(displs[i]) + static_cast<uint64_t>(counts[i]));
   }
   return end;
 }

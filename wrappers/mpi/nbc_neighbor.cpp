@@ -23,7 +23,8 @@ struct NbrBlock {
 };
 
 // The job exchanging `send` (one per out-neighbour) and `recv` (one per in-neighbour).
-CollJob exchange_plan(Pending& p, const Neighbors& n, const std::vector<NbrBlock>& send, const std::vector<NbrBlock>& recv) {
+CollJob exchange_plan(Pending& p, const Neighbors& n, const std::vector<NbrBlock>& send,
+                      const std::vector<NbrBlock>& recv) {
   if (send.size() != n.out.size() || recv.size() != n.in.size()) {
     fail(MPI_ERR_INTERN, "neighbour lists and buffers differ in length");
   }

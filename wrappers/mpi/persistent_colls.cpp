@@ -67,17 +67,15 @@ MGEN_MPI_ALIAS(Bcast_init)
 
 int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                      MPI_Info, MPI_Request* req) {
-  return persistent("MPI_Reduce_init", c, req, [=](MPI_Request* r) {
-    return PMPI_Ireduce(sendbuf, recvbuf, count, t, op, root, c, r);
-  });
+  return persistent("MPI_Reduce_init", c, req,
+                    [=](MPI_Request* r) { return PMPI_Ireduce(sendbuf, recvbuf, count, t, op, root, c, r); });
 }
 MGEN_MPI_ALIAS(Reduce_init)
 
 int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Info,
                         MPI_Request* req) {
-  return persistent("MPI_Allreduce_init", c, req, [=](MPI_Request* r) {
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, t, op, c, r);
-  });
+  return persistent("MPI_Allreduce_init", c, req,
+                    [=](MPI_Request* r) { return PMPI_Iallreduce(sendbuf, recvbuf, count, t, op, c, r); });
 }
 MGEN_MPI_ALIAS(Allreduce_init)
 
@@ -97,9 +95,8 @@ MGEN_MPI_ALIAS(Exscan_init)
 
 int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype t, MPI_Op op,
                              MPI_Comm c, MPI_Info, MPI_Request* req) {
-  return persistent("MPI_Reduce_scatter_init", c, req, [=](MPI_Request* r) {
-    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, t, op, c, r);
-  });
+  return persistent("MPI_Reduce_scatter_init", c, req,
+                    [=](MPI_Request* r) { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, t, op, c, r); });
 }
 MGEN_MPI_ALIAS(Reduce_scatter_init)
 
@@ -178,9 +175,9 @@ int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int s
 }
 MGEN_MPI_ALIAS(Alltoallv_init)
 
-int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                        void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                        MPI_Comm c, MPI_Info, MPI_Request* req) {
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm c, MPI_Info, MPI_Request* req) {
   return persistent("MPI_Alltoallw_init", c, req, [=](MPI_Request* r) {
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, r);
   });
@@ -204,8 +201,8 @@ int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 }
 MGEN_MPI_ALIAS(Neighbor_allgatherv_init)
 
-int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                int recvcount, MPI_Datatype recvtype, MPI_Comm c, MPI_Info, MPI_Request* req) {
+int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm c, MPI_Info, MPI_Request* req) {
   return persistent("MPI_Neighbor_alltoall_init", c, req, [=](MPI_Request* r) {
     return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, r);
   });
@@ -227,8 +224,8 @@ int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], co
                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm c, MPI_Info,
                                  MPI_Request* req) {
   return persistent("MPI_Neighbor_alltoallw_init", c, req, [=](MPI_Request* r) {
-    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                    c, r);
+    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c,
+                                    r);
   });
 }
 MGEN_MPI_ALIAS(Neighbor_alltoallw_init)

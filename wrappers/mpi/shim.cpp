@@ -420,8 +420,7 @@ int reduction_type(MPI_Datatype t) {
     if (types[i].handle == t && types[i].type == d) return kExtraBase + static_cast<int>(i);
   }
   types.push_back(Shim::ReductionType{
-      t, TypeInfo{"a datatype of a user-defined operation", static_cast<uint32_t>(d->size), TypeInfo::Kind::kByte},
-      d});
+      t, TypeInfo{"a datatype of a user-defined operation", static_cast<uint32_t>(d->size), TypeInfo::Kind::kByte}, d});
   return kExtraBase + static_cast<int>(types.size() - 1);
 }
 
