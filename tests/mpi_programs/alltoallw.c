@@ -9,7 +9,8 @@
  * datatype (inoutbuf = inbuf op inoutbuf, in that order); MPI_LXOR on float, double and long
  * double (an MPICH extension: MPICH 4.0.2 computes it); a user operation on a non-contiguous
  * datatype through Reduce, Allreduce, Iallreduce and Ireduce_scatter (the function sees the
- * data laid out as the datatype says). Results are checked against closed forms.
+ * data laid out as the datatype says); MPI_Alltoallv_c (the MPI-4 large-count form, with small
+ * counts). Results are checked against closed forms.
  */
 #include "check.h"
 
@@ -228,6 +229,29 @@ static void test_user_op_strided(ck_t* h, int rank, int size) {
   MPI_Type_free(&st);
 }
 
+/* The large-count form with MPI_Count counts and MPI_Aint displacements (3 ints apart). */
+static void test_alltoallv_c(ck_t* h, int rank, int size) {
+  MPI_Count* counts = malloc(sizeof(MPI_Count) * (size_t)size);
+  MPI_Aint* displs = malloc(sizeof(MPI_Aint) * (size_t)size);
+  int* s = malloc(sizeof(int) * (size_t)(3 * size));
+  int* r = malloc(sizeof(int) * (size_t)(3 * size));
+  for (int i = 0; i < size; i++) {
+    counts[i] = 1 + (rank + i) % 2;
+    displs[i] = 3 * i;
+  }
+  for (int i = 0; i < 3 * size; i++) {
+    s[i] = dv(rank, i / 3, i % 3);
+    r[i] = -1;
+  }
+  CHECK_MPI(MPI_Alltoallv_c(s, counts, displs, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD));
+  for (int i = 0; i < 3 * size; i++) {
+    const int want = i % 3 < counts[i / 3] ? dv(i / 3, rank, i % 3) : -1;
+    CHECK(r[i] == want, "Alltoallv_c int %d: %d, expected %d", i, r[i], want);
+  }
+  ck_ints(h, r, 3 * size);
+  free(counts), free(displs), free(s), free(r);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -243,6 +267,7 @@ int main(int argc, char** argv) {
   test_reduce_local(&h, rank);
   test_lxor_floating(&h, rank, size);
   test_user_op_strided(&h, rank, size);
+  test_alltoallv_c(&h, rank, size);
   ck_finish(&h, "alltoallw");
   MPI_Finalize();
   return 0;

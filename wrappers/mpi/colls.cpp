@@ -417,6 +417,37 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
 }
 MGEN_MPI_ALIAS(Alltoallw)
 
+// The MPI-4 large-count form: counts and displacements narrowed to int (mgen's messages stay
+// under 2 GiB), then MPI_Alltoallv.
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm c) {
+  return call("MPI_Alltoallv_c", c, [&] {
+    int n = 0;
+    if (is_inter(c)) {
+      PMPI_Comm_remote_size(c, &n);
+    } else {
+      n = comm_size(comm(c));
+    }
+    auto narrow = [n](const auto* a, std::vector<int>& out) -> const int* {
+      if (a == nullptr) return nullptr;
+      out.resize(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        if (a[i] > INT32_MAX || a[i] < INT32_MIN) {
+          fail(MPI_ERR_COUNT, fmt::format("a count or displacement of {} (beyond 2^31) is not supported", a[i]));
+        }
+        out[i] = static_cast<int>(a[i]);
+      }
+      return out.data();
+    };
+    std::vector<int> sc, sd, rc, rd;
+    const bool ip = in_place(sendbuf);  // then the send arrays are not significant
+    return PMPI_Alltoallv(sendbuf, ip ? nullptr : narrow(sendcounts, sc), ip ? nullptr : narrow(sdispls, sd), sendtype,
+                          recvbuf, narrow(recvcounts, rc), narrow(rdispls, rd), recvtype, c);
+  });
+}
+MGEN_MPI_ALIAS(Alltoallv_c)
+
 // inoutbuf = inbuf op inoutbuf, on this process only (MPI-4.0 §6.9.7): no communication, no
 // simulated time beyond the call's own CPU time.
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
