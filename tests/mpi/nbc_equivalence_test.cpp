@@ -437,7 +437,7 @@ TEST_CASE("MPI_Test polls a non-blocking collective to completion", "[nbc]") {
 }
 
 TEST_CASE(
-    "MPI_Alltoallw is timed as MPI_Alltoallv of the same bytes; Ialltoallw and persistent collectives as the "
+    "MPI_Alltoallw is timed as MPI_Alltoallv of the same bytes, Ialltoallw and persistent collectives as the "
     "blocking ones",
     "[nbc][equivalence]") {
   const MPI_Comm w = MPI_COMM_WORLD;
