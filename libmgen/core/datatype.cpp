@@ -25,18 +25,20 @@ template <class T>
 inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 // Which predefined operations apply to a type: MPI-4.0 §6.9.2's groups as MPICH 4.0 applies them
-// (none at all on MPI_WCHAR, MPI_PACKED or MPI_COMPLEX32). MPICH's argument check also lets the
-// logical operations through on floating point, then aborts in them: refused here, as MPI says.
+// (none at all on MPI_WCHAR, MPI_PACKED or MPI_COMPLEX32). On floating point MPICH 4.0.2 computes
+// MPI_LXOR (its extension: (a != 0) != (b != 0), in the type) but aborts in MPI_LAND and MPI_LOR
+// after its argument check let them through: LXOR is done as MPICH does, LAND and LOR are refused.
 // MPI_REPLACE (accumulate) applies to every type.
 enum Ops : uint16_t {
   kCompare = 1 << 0,   // MAX MIN
   kArith = 1 << 1,     // SUM PROD
-  kLogical = 1 << 2,   // LAND LOR LXOR
+  kLogical = 1 << 2,   // LAND LOR
   kBitwise = 1 << 3,   // BAND BOR BXOR
   kLocation = 1 << 4,  // MINLOC MAXLOC
+  kXor = 1 << 5,       // LXOR
 };
-constexpr uint16_t kIntegerOps = kCompare | kArith | kLogical | kBitwise;
-constexpr uint16_t kFloatingOps = kCompare | kArith;
+constexpr uint16_t kIntegerOps = kCompare | kArith | kLogical | kXor | kBitwise;
+constexpr uint16_t kFloatingOps = kCompare | kArith | kXor;
 
 uint16_t op_bit(int op) {
   switch (op) {
@@ -48,8 +50,9 @@ uint16_t op_bit(int op) {
       return kArith;
     case kOpLand:
     case kOpLor:
-    case kOpLxor:
       return kLogical;
+    case kOpLxor:
+      return kXor;
     case kOpBand:
     case kOpBor:
     case kOpBxor:
@@ -214,7 +217,7 @@ const TypeEntry kTypes[] = {
     floating<float>("MGEN_FLOAT"),
     floating<double>("MGEN_DOUBLE"),
     floating<long double>("MGEN_LONG_DOUBLE"),
-    {{"MGEN_C_BOOL", sizeof(bool), K::kLogical}, kLogical, &reduce_values<bool>},
+    {{"MGEN_C_BOOL", sizeof(bool), K::kLogical}, kLogical | kXor, &reduce_values<bool>},
     integer<int8_t>("MGEN_INT8_T"),
     integer<int16_t>("MGEN_INT16_T"),
     integer<int32_t>("MGEN_INT32_T"),
@@ -232,7 +235,7 @@ const TypeEntry kTypes[] = {
     complex_type<std::complex<float>>("MPI_C_FLOAT_COMPLEX"),
     complex_type<std::complex<double>>("MPI_C_DOUBLE_COMPLEX"),
     complex_type<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX"),
-    {{"MPI_LOGICAL", 4, K::kLogical}, kLogical, &reduce_values<int32_t>},
+    {{"MPI_LOGICAL", 4, K::kLogical}, kLogical | kXor, &reduce_values<int32_t>},
     packed_pair<double, int>("MPI_DOUBLE_INT"),
     packed_pair<long, int>("MPI_LONG_INT"),
     packed_pair<short, int>("MPI_SHORT_INT"),

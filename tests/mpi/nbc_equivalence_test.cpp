@@ -435,3 +435,85 @@ TEST_CASE("MPI_Test polls a non-blocking collective to completion", "[nbc]") {
     CHECK(p > 1);  // not done at once: the collective takes time
   CHECK(o.report.predicted.count_ps() >= blocking.report.predicted.count_ps());
 }
+
+TEST_CASE(
+    "MPI_Alltoallw is timed as MPI_Alltoallv of the same bytes, Ialltoallw and persistent collectives as the "
+    "blocking ones",
+    "[nbc][equivalence]") {
+  const MPI_Comm w = MPI_COMM_WORLD;
+  // Uneven blocks: rank r sends n + (r + i) % 3 ints to rank i (and receives as many from it).
+  auto layout = [](int rank, int size, int n, std::vector<int>& counts, std::vector<int>& displs) {
+    counts.assign(size, 0);
+    displs.assign(size, 0);
+    for (int i = 0; i < size; ++i) {
+      counts[i] = n + (rank + i) % 3;
+      if (i > 0) displs[i] = displs[i - 1] + counts[i - 1];
+    }
+    return static_cast<size_t>(displs[size - 1] + counts[size - 1]);
+  };
+  // false: MPI_Alltoallv; true: MPI_Alltoallw with MPI_INT everywhere (displacements in bytes).
+  const Program w_as_v = [w, layout](bool as_w, int rank, int size, int n) {
+    std::vector<int> counts, displs;
+    const size_t total = layout(rank, size, n, counts, displs);
+    const Data in = input(rank, total);
+    Data v(total, -1);
+    if (!as_w) {
+      MPI_Alltoallv(in.data(), counts.data(), displs.data(), MPI_INT, v.data(), counts.data(), displs.data(), MPI_INT,
+                    w);
+      return v;
+    }
+    std::vector<int> bytes(displs.size());
+    for (size_t i = 0; i < displs.size(); ++i)
+      bytes[i] = displs[i] * static_cast<int>(sizeof(int));
+    const std::vector<MPI_Datatype> types(displs.size(), MPI_INT);
+    MPI_Alltoallw(in.data(), counts.data(), bytes.data(), types.data(), v.data(), counts.data(), bytes.data(),
+                  types.data(), w);
+    return v;
+  };
+  const Program nonblocking_w = [w, layout](bool nb, int rank, int size, int n) {
+    std::vector<int> counts, displs;
+    const size_t total = layout(rank, size, n, counts, displs);
+    for (int& d : displs)
+      d *= static_cast<int>(sizeof(int));
+    const std::vector<MPI_Datatype> types(displs.size(), MPI_INT);
+    const Data in = input(rank, total);
+    Data v(total, -1);
+    either(
+        nb,
+        [&] {
+          MPI_Alltoallw(in.data(), counts.data(), displs.data(), types.data(), v.data(), counts.data(), displs.data(),
+                        types.data(), w);
+        },
+        [&](MPI_Request* rq) {
+          MPI_Ialltoallw(in.data(), counts.data(), displs.data(), types.data(), v.data(), counts.data(), displs.data(),
+                         types.data(), w, rq);
+        });
+    return v;
+  };
+  // false: MPI_Iallreduce + MPI_Wait, twice; true: MPI_Allreduce_init, two starts, each waited.
+  const Program persistent = [w](bool p, int rank, int, int n) {
+    Data in = input(rank, n), v(n, -1), both;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (p) MPI_Allreduce_init(in.data(), v.data(), n, MPI_INT, MPI_SUM, w, MPI_INFO_NULL, &rq);
+    for (int round = 0; round < 2; ++round) {
+      in[0] = round;
+      if (p) {
+        MPI_Start(&rq);
+      } else {
+        MPI_Iallreduce(in.data(), v.data(), n, MPI_INT, MPI_SUM, w, &rq);
+      }
+      MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      both.insert(both.end(), v.begin(), v.end());
+    }
+    if (p) MPI_Request_free(&rq);
+    return both;
+  };
+  for (uint32_t ranks : {3u, 4u, 8u}) {
+    for (int count : {1, 300, 5000}) {
+      INFO(ranks << " ranks, " << count << " ints");
+      check_equivalent(ranks, {}, count, w_as_v);
+      check_equivalent(ranks, {}, count, nonblocking_w);
+      check_equivalent(ranks, {}, count, persistent);
+    }
+  }
+}

@@ -3,6 +3,7 @@
 // the order-preserving choice for operations that do not commute.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -54,14 +55,17 @@ class VBuf {
     }
     temp_.resize(total);
     data_ = temp_.data();
-    if (load && buf != nullptr) {
-      for (int i = 0; i < n; ++i)
-        pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
-    }
+    if (load) repack();
   }
   void* data() const { return data_; }
   const int* counts() const { return bc_.data(); }
   const int* displs() const { return bd_.data(); }
+  // Packs the user's blocks (again: a buffer filled after this layout was made).
+  void repack() {
+    if (dense_ || user_ == nullptr) return;
+    for (int i = 0; i < n_; ++i)
+      pack(block(i), counts_[i], *type_, temp_.data() + bd_[i]);
+  }
   void finish() {
     if (dense_ || user_ == nullptr) return;
     for (int i = 0; i < n_; ++i)
@@ -79,6 +83,74 @@ class VBuf {
   std::vector<int64_t> displs_;
   std::vector<std::byte> temp_;
 };
+
+// MPI_Alltoallw's per-rank layout: counts[i] elements of types[i] at byte displacement
+// displs[i]. When every block is a plain byte range the MGEN layer works on the user's buffer;
+// otherwise the blocks are packed one after the other into a temporary. A block of zero
+// elements is never looked at (its type may be any handle, as MPICH accepts).
+class WBuf {
+ public:
+  WBuf(void* buf, const int* counts, const int* displs, const MPI_Datatype* types, int n, bool load)
+      : user_(buf), n_(n), bc_(n), bd_(n), types_(n) {
+    bool dense = true;
+    for (int i = 0; i < n; ++i) {
+      check_count(counts[i]);
+      if (counts[i] == 0) continue;
+      types_[i] = dtype_ref(types[i]);
+      bc_[i] = byte_count(types_[i]->size * static_cast<uint64_t>(counts[i]));
+      dense = dense && types_[i]->dense();
+    }
+    counts_.assign(counts, counts + n);
+    displs_.assign(displs, displs + n);
+    if (dense) {
+      data_ = buf;
+      bd_ = displs_;
+      return;
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      bd_[i] = byte_count(total);
+      total += static_cast<uint64_t>(bc_[i]);
+    }
+    temp_.resize(total);
+    data_ = temp_.data();
+    unpack_ = true;
+    if (!load) return;
+    for (int i = 0; i < n; ++i) {
+      if (bc_[i] > 0) pack(block(i), counts_[i], *types_[i], temp_.data() + bd_[i]);
+    }
+  }
+  void* data() const { return data_; }
+  const int* counts() const { return bc_.data(); }  // bytes
+  const int* displs() const { return bd_.data(); }  // bytes from data()
+  void finish() {
+    if (!unpack_) return;
+    for (int i = 0; i < n_; ++i) {
+      if (bc_[i] > 0) unpack(temp_.data() + bd_[i], static_cast<uint64_t>(bc_[i]), block(i), counts_[i], *types_[i]);
+    }
+  }
+
+ private:
+  std::byte* block(int i) const { return static_cast<std::byte*>(user_) + displs_[i]; }
+  void* user_;
+  int n_;
+  bool unpack_ = false;
+  void* data_ = nullptr;
+  std::vector<int> bc_, bd_, counts_, displs_;
+  std::vector<std::shared_ptr<const DType>> types_;  // kept alive while a non-blocking collective runs
+  std::vector<std::byte> temp_;
+};
+
+// One past the last byte a per-rank byte layout covers (what an in-place exchange must copy
+// before the data it sends are overwritten).
+inline uint64_t layout_end(const int* counts, const int* displs, int n) {
+  uint64_t end = 0;
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] > 0)
+      end = std::max<uint64_t>(end, static_cast<uint64_t>(displs[i]) + static_cast<uint64_t>(counts[i]));
+  }
+  return end;
+}
 
 // A reduction in MGEN terms: the type id and element count the MGEN layer reduces, and the
 // buffers (packed copies when the datatype is not dense).

@@ -387,6 +387,96 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 MGEN_MPI_ALIAS(Alltoall)
 
+// Each block its own datatype, displacements in bytes; the exchange itself is Alltoallv's
+// (same algorithm, same messages), on the blocks packed to bytes.
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm c) {
+  return call("MPI_Alltoallw", c, [&] {
+    if (is_inter(c)) {
+      inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c);
+      return MPI_SUCCESS;
+    }
+    const MGEN_Comm h = comm(c);
+    const int p = comm_size(h);
+    if (in_place(sendbuf)) {
+      // In place: the data to send is what recvbuf holds now, in the receive layout.
+      WBuf r(recvbuf, recvcounts, rdispls, recvtypes, p, true);
+      const auto* base = static_cast<const std::byte*>(r.data());
+      std::vector<std::byte> copy(base, base + layout_end(r.counts(), r.displs(), p));
+      MGEN_Alltoallv(copy.data(), r.counts(), r.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(), MGEN_BYTE, h);
+      r.finish();
+      return MPI_SUCCESS;
+    }
+    WBuf s(const_cast<void*>(sendbuf), sendcounts, sdispls, sendtypes, p, true);
+    WBuf r(recvbuf, recvcounts, rdispls, recvtypes, p, false);
+    MGEN_Alltoallv(s.data(), s.counts(), s.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(), MGEN_BYTE, h);
+    r.finish();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Alltoallw)
+
+// The MPI-4 large-count form: counts and displacements narrowed to int (mgen's messages stay
+// under 2 GiB), then MPI_Alltoallv.
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm c) {
+  return call("MPI_Alltoallv_c", c, [&] {
+    int n = 0;
+    if (is_inter(c)) {
+      PMPI_Comm_remote_size(c, &n);
+    } else {
+      n = comm_size(comm(c));
+    }
+    auto narrow = [n](const auto* a, std::vector<int>& out) -> const int* {
+      if (a == nullptr) return nullptr;
+      out.resize(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        if (a[i] > INT32_MAX || a[i] < INT32_MIN) {
+          fail(MPI_ERR_COUNT, fmt::format("a count or displacement of {} (beyond 2^31) is not supported", a[i]));
+        }
+        out[i] = static_cast<int>(a[i]);
+      }
+      return out.data();
+    };
+    std::vector<int> sc, sd, rc, rd;
+    const bool ip = in_place(sendbuf);  // then the send arrays are not significant
+    return PMPI_Alltoallv(sendbuf, ip ? nullptr : narrow(sendcounts, sc), ip ? nullptr : narrow(sdispls, sd), sendtype,
+                          recvbuf, narrow(recvcounts, rc), narrow(rdispls, rd), recvtype, c);
+  });
+}
+MGEN_MPI_ALIAS(Alltoallv_c)
+
+// inoutbuf = inbuf op inoutbuf, on this process only (MPI-4.0 §6.9.7): no communication, no
+// simulated time beyond the call's own CPU time.
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype t, MPI_Op op) {
+  return call("MPI_Reduce_local", MPI_COMM_WORLD, [&] {
+    check_count(count);
+    const DType& d = dtype(t);
+    check_buffer(inbuf, count, d);
+    check_buffer(inoutbuf, count, d);
+    if (const UserOp* u = user_op(op)) {
+      if (!u->used) fail(MPI_ERR_OP, "the operation was freed");
+      // The user's function takes the user's datatype, whatever its layout.
+      MPI_Datatype type = t;
+      int n = count;
+      u->fn(const_cast<void*>(inbuf), inoutbuf, &n, &type);
+      return MPI_SUCCESS;
+    }
+    Reduction r = reduction(inbuf, inoutbuf, count, t, op, true);
+    // The packed form of inoutbuf (the datatype may not be one byte range), reduced, put back.
+    Flat acc = Flat::in(inoutbuf, count, t);
+    std::vector<std::byte> work(static_cast<const std::byte*>(acc.data()),
+                                static_cast<const std::byte*>(acc.data()) + acc.bytes());
+    const std::string problem = reduce_apply(r.op, r.type, r.send.data(), work.data(), static_cast<uint64_t>(r.count));
+    if (!problem.empty()) fail(MPI_ERR_OP, problem);
+    unpack(work.data(), work.size(), inoutbuf, count, d);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Reduce_local)
+
 }  // extern "C"
 
 namespace mgen::mpi::abi {
@@ -396,7 +486,6 @@ Reduction reduction(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   check_count(count);
   const DType& d = dtype(t);
   if (const UserOp* u = user_op(op)) {
-    if (!d.dense()) fail(MPI_ERR_TYPE, "user-defined operations on non-contiguous datatypes are not supported");
     r.type = reduction_type(t);
     r.count = count;
     r.op = mgen_op(op);

@@ -59,6 +59,9 @@ void inter_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, MPI_Comm c);
 void inter_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                      void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm c);
+void inter_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                     MPI_Comm c);
 void inter_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm c);
 

@@ -277,6 +277,26 @@ void inter_alltoallv(const void* sendbuf, const int sendcounts[], const int sdis
   wait_all(q);
 }
 
+void inter_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                     MPI_Comm c) {
+  const Inter x = inter(c);
+  no_in_place(sendbuf);
+  auto* sbase = static_cast<const std::byte*>(sendbuf);
+  auto* rbase = static_cast<std::byte*>(recvbuf);
+  std::vector<MPI_Request> q(2 * static_cast<size_t>(x.remote_size), MPI_REQUEST_NULL);
+  for (int i = 0; i < x.remote_size; ++i) {
+    check_count(recvcounts[i]);
+    check_count(sendcounts[i]);
+    // A block of no elements moves nothing, whatever its type says.
+    const MPI_Datatype rt = recvcounts[i] > 0 ? recvtypes[i] : MPI_BYTE;
+    const MPI_Datatype st = sendcounts[i] > 0 ? sendtypes[i] : MPI_BYTE;
+    PMPI_Irecv(rbase + rdispls[i], recvcounts[i], rt, i, kAlltoall, x.coll, &q[2 * i]);
+    PMPI_Isend(sbase + sdispls[i], sendcounts[i], st, i, kAlltoall, x.coll, &q[2 * i + 1]);
+  }
+  wait_all(q);
+}
+
 void inter_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm c) {
   const Inter x = inter(c);

@@ -16,6 +16,7 @@
 #include "core/world.hpp"
 #include "mpi/coll_args.hpp"
 #include "mpi/intercomm.hpp"
+#include "mpi/nbc.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -24,17 +25,6 @@ using mgen::mpi::api::Scope;
 using XRequest = mgen::mpi::abi::Request;
 
 namespace {
-
-// What a non-blocking collective's helper works on, alive until the helper finishes.
-struct Pending {
-  // The communicator, copied (the user may free theirs meanwhile) onto a context of its own.
-  Comm comm;
-  std::deque<Flat> flats;  // deques: what a job points to never moves
-  std::deque<VBuf> vbufs;
-  std::deque<std::vector<std::byte>> temps;
-  std::optional<Reduction> red;
-  CollJob body;
-};
 
 // A non-blocking collective's own context: the collectives started after it on the same
 // communicator, blocking or not, never match its messages. MPI has every member start the
@@ -69,7 +59,15 @@ int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   Scope& s = scope();
   auto p = std::make_shared<Pending>();
   p->comm = s.comm(comm(c));
-  p->comm.context = nbc_context(p->comm.context, state().nbc_seq[c]++);
+  RankState& st = state();
+  uint32_t seq = 0;
+  if (st.persistent_seq >= 0) {
+    seq = static_cast<uint32_t>(st.persistent_seq);  // a persistent collective's, from its MPI_X_init
+    st.persistent_seq = -1;
+  } else {
+    seq = st.nbc_seq[c]++;
+  }
+  p->comm.context = nbc_context(p->comm.context, seq);
   p->body = build(s, *p);
   World& w = s.world();
   const uint32_t done = w.start_helper(w.current_exec(), [p, &w](Exec& x) { run_pending(w, x, *p); });
@@ -246,6 +244,33 @@ CollJob alltoallv_plan(Scope& s, Pending& p, const void* sendbuf, const int send
   };
 }
 
+// MPI_Alltoallw as alltoallv_plan, the blocks of each rank packed to bytes (colls.cpp).
+CollJob alltoallw_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[]) {
+  const int n = p.comm.size();
+  WBuf* out = nullptr;
+  CollJob job;
+  if (in_place(sendbuf)) {
+    WBuf& r = p.wbufs.emplace_back(recvbuf, recvcounts, rdispls, recvtypes, n, true);
+    const auto* base = static_cast<const std::byte*>(r.data());
+    std::vector<std::byte>& copy = p.temps.emplace_back(base, base + layout_end(r.counts(), r.displs(), n));
+    job = api::alltoallv_job(s, p.comm, copy.data(), r.counts(), r.displs(), MGEN_BYTE, r.data(), r.counts(),
+                             r.displs(), MGEN_BYTE);
+    out = &r;
+  } else {
+    WBuf& v = p.wbufs.emplace_back(const_cast<void*>(sendbuf), sendcounts, sdispls, sendtypes, n, true);
+    WBuf& r = p.wbufs.emplace_back(recvbuf, recvcounts, rdispls, recvtypes, n, false);
+    job = api::alltoallv_job(s, p.comm, v.data(), v.counts(), v.displs(), MGEN_BYTE, r.data(), r.counts(), r.displs(),
+                             MGEN_BYTE);
+    out = &r;
+  }
+  return [job, out](colls::Channel& ch) {
+    job(ch);
+    out->finish();
+  };
+}
+
 CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, const int recvcounts[],
                             MPI_Datatype t, MPI_Op op) {
   const int n = p.comm.size(), me = p.comm.rank;
@@ -265,8 +290,12 @@ CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* rec
     const void* src = in_place(sendbuf) ? recvbuf : sendbuf;
     CollJob reduce = reduce_plan(s, p, src, me == 0 ? all.data() : nullptr, total, t, op, 0);
     CollJob scatter = scatterv_plan(s, p, all.data(), recvcounts, displs.data(), t, recvbuf, recvcounts[me], t, 0);
-    return [reduce, scatter](colls::Channel& ch) {
+    // The root's scatter layout packed `all` before the reduction filled it: packed again
+    // in between (the blocking form runs one call after the other).
+    VBuf* staged = me == 0 ? &p.vbufs.back() : nullptr;
+    return [reduce, scatter, staged](colls::Channel& ch) {
       reduce(ch);
+      if (staged != nullptr) staged->repack();
       scatter(ch);
     };
   }
@@ -495,4 +524,26 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 }
 MGEN_MPI_ALIAS(Ialltoall)
 
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm c, MPI_Request* req) {
+  return call("MPI_Ialltoallw", c, [&] {
+    if (is_inter(c))
+      return inter_now(
+          PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c), req);
+    return start(c, req, [&](Scope& s, Pending& p) {
+      return alltoallw_plan(s, p, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+    });
+  });
+}
+MGEN_MPI_ALIAS(Ialltoallw)
+
 }  // extern "C"
+
+namespace mgen::mpi::abi {
+
+int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<CollJob(Scope&, Pending&)>& build) {
+  return start(c, req, build);
+}
+
+}  // namespace mgen::mpi::abi

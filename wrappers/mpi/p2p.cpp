@@ -270,6 +270,10 @@ int PMPI_Start(MPI_Request* r) {
     XRequest& q = request(*r);
     if (!q.persistent) fail(MPI_ERR_REQUEST, "MPI_Start on a request that is not persistent");
     if (q.active) fail(MPI_ERR_REQUEST, "MPI_Start on a persistent request that is already active");
+    if (q.start_coll) {
+      start_persistent_collective(*r);
+      return MPI_SUCCESS;
+    }
     start(q);
     return MPI_SUCCESS;
   });

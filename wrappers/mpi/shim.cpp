@@ -31,7 +31,12 @@ struct Shim : World::Extension {
   std::vector<std::unique_ptr<RankState>> ranks;
   std::vector<api::Scope*> scopes;  // the outermost Call's Scope, per rank
   // The datatypes user operations are applied to: MGEN type id kExtraBase + index.
-  std::vector<std::deque<std::pair<MPI_Datatype, TypeInfo>>> reduction_types;
+  struct ReductionType {
+    MPI_Datatype handle;
+    TypeInfo info;  // one element as the MGEN layer sees it: packed
+    std::shared_ptr<const DType> type;
+  };
+  std::vector<std::deque<ReductionType>> reduction_types;
 };
 const char kShimKey = 0;
 
@@ -231,7 +236,7 @@ const TypeInfo* extra_type_info(int type) {
   if (w == nullptr || !w->in_rank()) return nullptr;
   const auto& t = shim(*w).reduction_types[w->current().id];
   const size_t i = static_cast<size_t>(type - kExtraBase);
-  return i < t.size() ? &t[i].second : nullptr;
+  return i < t.size() ? &t[i].info : nullptr;
 }
 
 std::string extra_reduce(int op, int type, const void* in, void* inout, uint64_t count) {
@@ -244,8 +249,23 @@ std::string extra_reduce(int op, int type, const void* in, void* inout, uint64_t
   if (o >= st.ops.size() || st.ops[o].fn == nullptr || t >= types.size()) return "invalid user-defined operation";
   if (count == 0 || in == nullptr || inout == nullptr) return {};
   int len = static_cast<int>(count);
-  MPI_Datatype dt = types[t].first;
-  st.ops[o].fn(const_cast<void*>(in), inout, &len, &dt);
+  MPI_Datatype dt = types[t].handle;
+  const DType& d = *types[t].type;
+  if (d.dense()) {
+    st.ops[o].fn(const_cast<void*>(in), inout, &len, &dt);
+    return {};
+  }
+  // The MGEN layer holds the elements packed; the user's function expects them laid out as
+  // the datatype says: unpacked into scratch space, reduced there, packed back.
+  const uint64_t bytes = d.size * count;
+  const int64_t span = static_cast<int64_t>(count - 1) * d.extent() + (d.true_ub - d.true_lb);
+  std::vector<std::byte> a(static_cast<size_t>(span)), b(static_cast<size_t>(span));
+  std::byte* a0 = a.data() - d.true_lb;
+  std::byte* b0 = b.data() - d.true_lb;
+  unpack(static_cast<const std::byte*>(in), bytes, a0, len, d);
+  unpack(static_cast<const std::byte*>(inout), bytes, b0, len, d);
+  st.ops[o].fn(a0, b0, &len, &dt);
+  pack(b0, len, d, static_cast<std::byte*>(inout));
   return {};
 }
 
@@ -394,12 +414,13 @@ void mpi_program_end_impl() {
 int reduction_type(MPI_Datatype t) {
   World* w = World::active();
   auto& types = shim(*w).reduction_types[w->current().id];
+  std::shared_ptr<const DType> d = dtype_ref(t);
+  // The same handle and the same type (a freed handle may name a new type later).
   for (size_t i = 0; i < types.size(); ++i) {
-    if (types[i].first == t) return kExtraBase + static_cast<int>(i);
+    if (types[i].handle == t && types[i].type == d) return kExtraBase + static_cast<int>(i);
   }
-  const DType& d = dtype(t);
-  types.emplace_back(
-      t, TypeInfo{"a datatype of a user-defined operation", static_cast<uint32_t>(d.size), TypeInfo::Kind::kByte});
+  types.push_back(Shim::ReductionType{
+      t, TypeInfo{"a datatype of a user-defined operation", static_cast<uint32_t>(d->size), TypeInfo::Kind::kByte}, d});
   return kExtraBase + static_cast<int>(types.size() - 1);
 }
 

@@ -71,6 +71,10 @@ struct Request {
   int peer = 0, tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   MGEN_Status done_status{};  // kDone
+  // A persistent collective (persistent_colls.cpp): starts the non-blocking collective its
+  // arguments describe, returning that collective's request.
+  std::function<int(MPI_Request*)> start_coll;
+  uint32_t coll_seq = 0;  // its number among the collectives on `comm` (RankState::nbc_seq)
 };
 
 // A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
@@ -99,6 +103,9 @@ struct RankState {
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
   std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;                // non-blocking collectives started per comm
+  // While MPI_Start starts a persistent collective: the number its MPI_X_init took from
+  // nbc_seq (persistent collectives match in the order they were initialised, MPI-4.0 §6.13).
+  int64_t persistent_seq = -1;
   // Freed or buffered sends still in flight, with the copy of the data they send.
   std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
   std::vector<std::shared_ptr<Win>> wins;  // by handle index
@@ -200,6 +207,9 @@ void sync_engine();
 // Returns MPI_SUCCESS or the request's error (MPI_ERR_TRUNCATE), whose text is then in
 // RankState::error_text; the status's MPI_ERROR says the same.
 int complete(MPI_Request* r, MPI_Status* status);
+
+// MPI_Start on a persistent collective: its non-blocking collective now runs under `r`.
+void start_persistent_collective(MPI_Request r);
 
 // The MGEN type id user operations see for a datatype.
 int reduction_type(MPI_Datatype t);
