@@ -7,19 +7,12 @@
 #include <cstring>
 #include <optional>
 
-#include "mpi/shim.hpp"
+#include "mpi/datatype.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
 
 namespace {
-
-// One block of a new type: `count` elements of `type` starting `disp` bytes in.
-struct TypeBlock {
-  int64_t disp;
-  int count;
-  MPI_Datatype type;
-};
 
 // Element runs beyond this many are not kept (MPI_Get_elements then counts whole elements only).
 constexpr size_t kMaxElementRuns = 4096;
@@ -47,7 +40,10 @@ void append_elems(DType& t, const DType& o, uint64_t times) {
   }
 }
 
-// Builds a type from blocks (every constructor reduces to this).
+}  // namespace
+
+namespace mgen::mpi::abi {
+
 DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   DType t;
   t.committed = false;
@@ -107,6 +103,23 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   return t;
 }
 
+void record(DType& t, TypeArgs args) {
+  t.c_ints = std::move(args.ints);
+  t.c_addrs = std::move(args.addrs);
+  t.c_types.clear();
+  for (MPI_Datatype h : args.types) {
+    if (auto d = derived_shared(h)) {
+      t.c_types.push_back({MPI_DATATYPE_NULL, std::move(d)});
+    } else {
+      t.c_types.push_back({h, nullptr});
+    }
+  }
+}
+
+}  // namespace mgen::mpi::abi
+
+namespace {
+
 // MPICH pads a struct's extent to the alignment of its most aligned member, as a C compiler
 // pads the struct it describes (double + int: 16 bytes, not 12), unless every member is of
 // one type (MPICH then builds it as an hindexed type, which is not padded).
@@ -126,8 +139,22 @@ void pad_struct(DType& t, const std::vector<TypeBlock>& blocks) {
   if (rest != 0) t.ub += t.align - rest;
 }
 
-MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner) {
-  return add_type(build(blocks, combiner));
+MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner, TypeArgs args) {
+  DType t = build(blocks, combiner);
+  record(t, std::move(args));
+  return add_type(std::move(t));
+}
+
+std::vector<int> ints_of(int n, const int* v) {
+  return v == nullptr ? std::vector<int>{} : std::vector<int>(v, v + std::max(n, 0));
+}
+std::vector<MPI_Aint> addrs_of(int n, const MPI_Aint* v) {
+  return v == nullptr ? std::vector<MPI_Aint>{} : std::vector<MPI_Aint>(v, v + std::max(n, 0));
+}
+template <class... V>
+std::vector<int> cat(std::vector<int> a, const V&... more) {
+  (a.insert(a.end(), more.begin(), more.end()), ...);
+  return a;
 }
 
 }  // namespace
@@ -136,7 +163,7 @@ extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
   return call("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
-    *out = make({{0, count, old}}, MPI_COMBINER_CONTIGUOUS);
+    *out = make({{0, count, old}}, MPI_COMBINER_CONTIGUOUS, {{count}, {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -149,7 +176,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, M
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(i) * stride * ext, blocklength, old});
-    *out = make(b, MPI_COMBINER_VECTOR);
+    *out = make(b, MPI_COMBINER_VECTOR, {{count, blocklength, stride}, {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -161,7 +188,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(i) * stride, blocklength, old});
-    *out = make(b, MPI_COMBINER_HVECTOR);
+    *out = make(b, MPI_COMBINER_HVECTOR, {{count, blocklength}, {stride}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -179,7 +206,8 @@ int PMPI_Type_indexed(int count, const int lens[], const int displs[], MPI_Datat
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(displs[i]) * ext, lens[i], old});
-    *out = make(b, MPI_COMBINER_INDEXED);
+    *out = make(b, MPI_COMBINER_INDEXED,
+                {cat({count}, ints_of(count, lens), ints_of(count, displs)), {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -192,7 +220,7 @@ int PMPI_Type_create_hindexed(int count, const int lens[], const MPI_Aint displs
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({displs[i], lens[i], old});
-    *out = make(b, MPI_COMBINER_HINDEXED);
+    *out = make(b, MPI_COMBINER_HINDEXED, {cat({count}, ints_of(count, lens)), addrs_of(count, displs), {old}});
     return MPI_SUCCESS;
   });
 }
@@ -205,7 +233,7 @@ int PMPI_Type_create_indexed_block(int count, int len, const int displs[], MPI_D
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(displs[i]) * ext, len, old});
-    *out = make(b, MPI_COMBINER_INDEXED_BLOCK);
+    *out = make(b, MPI_COMBINER_INDEXED_BLOCK, {cat({count, len}, ints_of(count, displs)), {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -217,7 +245,7 @@ int PMPI_Type_create_hindexed_block(int count, int len, const MPI_Aint displs[],
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({displs[i], len, old});
-    *out = make(b, MPI_COMBINER_HINDEXED_BLOCK);
+    *out = make(b, MPI_COMBINER_HINDEXED_BLOCK, {{count, len}, addrs_of(count, displs), {old}});
     return MPI_SUCCESS;
   });
 }
@@ -244,6 +272,8 @@ int PMPI_Type_create_struct(int count, const int lens[], const MPI_Aint displs[]
     pad_struct(t, b);
     if (lb_mark) t.lb = *lb_mark;
     if (ub_mark) t.ub = *ub_mark;
+    record(t, {cat({count}, ints_of(count, lens)), addrs_of(count, displs),
+               std::vector<MPI_Datatype>(types, types + count)});
     *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });
@@ -260,6 +290,7 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
     DType t = build({{0, 1, old}}, MPI_COMBINER_RESIZED);
     t.lb = lb;
     t.ub = lb + extent;
+    record(t, {{}, {lb, extent}, {old}});
     *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });
@@ -272,6 +303,7 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype* out) {
     t.predefined = false;
     t.committed = true;
     t.combiner = MPI_COMBINER_DUP;
+    record(t, {{}, {}, {old}});
     *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });

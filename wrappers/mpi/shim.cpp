@@ -467,15 +467,24 @@ const DType& dtype_any(MPI_Datatype t) {
 }
 
 MPI_Datatype add_type(DType t) {
+  return add_type_shared(std::make_shared<DType>(std::move(t)));
+}
+
+MPI_Datatype add_type_shared(std::shared_ptr<DType> t) {
   RankState& st = state();
   for (size_t i = 0; i < st.types.size(); ++i) {
     if (!st.types[i]) {
-      st.types[i] = std::make_shared<DType>(std::move(t));
+      st.types[i] = std::move(t);
       return static_cast<MPI_Datatype>(kTypeKind | i);
     }
   }
-  st.types.push_back(std::make_shared<DType>(std::move(t)));
+  st.types.push_back(std::move(t));
   return static_cast<MPI_Datatype>(kTypeKind | (st.types.size() - 1));
+}
+
+std::shared_ptr<DType> derived_shared(MPI_Datatype t) {
+  if (derived(t) == nullptr) return nullptr;
+  return state().types[static_cast<uint32_t>(t) & ~kKindMask];
 }
 
 int mgen_op(MPI_Op op) {

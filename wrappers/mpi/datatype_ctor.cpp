@@ -1,0 +1,164 @@
+// The array constructors (MPI_Type_create_subarray, MPI_Type_create_darray: MPI-3.1 §4.1.12-13),
+// MPI-1's MPI_Type_hindexed, and MPI_Type_match_size.
+#include <fmt/format.h>
+
+#include "core/datatype_layout.hpp"
+#include "mpi/datatype.hpp"
+
+using namespace mgen::mpi;
+using namespace mgen::mpi::abi;
+
+namespace {
+
+// The selected elements of an array of `sizes` elements of `old` as a datatype: the runs in
+// memory order, with lb 0 and the whole array's extent (MPI builds both types resized so).
+DType array_type(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& selected, bool c_order,
+                 MPI_Datatype old, int combiner) {
+  const int64_t ext = dtype_any(old).extent();
+  std::vector<TypeBlock> blocks;
+  for (const auto& [first, len] : array_runs(sizes, selected, c_order)) {
+    if (len > INT32_MAX) fail(MPI_ERR_ARG, fmt::format("a run of {} elements is beyond int counts", len));
+    blocks.push_back({first * ext, static_cast<int>(len), old});
+  }
+  DType t = build(blocks, combiner);
+  int64_t total = ext;
+  for (int64_t s : sizes)
+    total *= s;
+  t.lb = 0;
+  t.ub = total;
+  if (blocks.empty()) t.true_lb = t.true_ub = 0;
+  return t;
+}
+
+bool c_order_of(int order) {
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+    fail(MPI_ERR_ARG, fmt::format("order {} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order));
+  }
+  return order == MPI_ORDER_C;
+}
+
+std::vector<int> ints_of(int n, const int* v) {
+  return std::vector<int>(v, v + n);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                              MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_create_subarray", MPI_COMM_WORLD, [&] {
+    if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
+    const bool c = c_order_of(order);
+    std::vector<int64_t> dims;
+    std::vector<std::vector<int64_t>> selected(ndims);
+    for (int d = 0; d < ndims; ++d) {
+      if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d]) {
+        fail(MPI_ERR_ARG, fmt::format("dimension {}: a subarray of {} from {} does not fit in {}", d, subsizes[d],
+                                      starts[d], sizes[d]));
+      }
+      dims.push_back(sizes[d]);
+      for (int i = 0; i < subsizes[d]; ++i)
+        selected[d].push_back(starts[d] + i);
+    }
+    DType t = array_type(dims, selected, c, old, MPI_COMBINER_SUBARRAY);
+    std::vector<int> ints{ndims};
+    for (const int* v : {sizes, subsizes, starts})
+      for (int x : ints_of(ndims, v))
+        ints.push_back(x);
+    ints.push_back(order);
+    record(t, {ints, {}, {old}});
+    *out = add_type(std::move(t));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_subarray)
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+                            const int psizes[], int order, MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_create_darray", MPI_COMM_WORLD, [&] {
+    if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
+    if (size <= 0 || rank < 0 || rank >= size) fail(MPI_ERR_ARG, fmt::format("rank {} of {} processes", rank, size));
+    const bool c = c_order_of(order);
+    int64_t procs = 1;
+    for (int d = 0; d < ndims; ++d) {
+      if (psizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: {} processes", d, psizes[d]));
+      procs *= psizes[d];
+    }
+    if (procs != size) fail(MPI_ERR_ARG, fmt::format("the process grid holds {} processes, not {}", procs, size));
+    const std::vector<int> coords = grid_coords(rank, std::vector<int>(psizes, psizes + ndims));
+    std::vector<int64_t> dims;
+    std::vector<std::vector<int64_t>> selected(ndims);
+    for (int d = 0; d < ndims; ++d) {
+      if (gsizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: global size {}", d, gsizes[d]));
+      Distribution dist;
+      switch (distribs[d]) {
+        case MPI_DISTRIBUTE_BLOCK:
+          dist = Distribution::kBlock;
+          break;
+        case MPI_DISTRIBUTE_CYCLIC:
+          dist = Distribution::kCyclic;
+          break;
+        case MPI_DISTRIBUTE_NONE:
+          dist = Distribution::kNone;
+          break;
+        default:
+          fail(MPI_ERR_ARG, fmt::format("dimension {}: distribution {}", d, distribs[d]));
+      }
+      const int darg = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? kDefaultDarg : dargs[d];
+      if (darg != kDefaultDarg && darg <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: darg {}", d, dargs[d]));
+      std::string error;
+      selected[d] = darray_indices(gsizes[d], dist, darg, psizes[d], coords[d], &error);
+      if (!error.empty()) fail(MPI_ERR_ARG, fmt::format("dimension {}: {}", d, error));
+      dims.push_back(gsizes[d]);
+    }
+    DType t = array_type(dims, selected, c, old, MPI_COMBINER_DARRAY);
+    std::vector<int> ints{size, rank, ndims};
+    for (const int* v : {gsizes, distribs, dargs, psizes})
+      for (int x : ints_of(ndims, v))
+        ints.push_back(x);
+    ints.push_back(order);
+    record(t, {ints, {}, {old}});
+    *out = add_type(std::move(t));
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_darray)
+
+int PMPI_Type_hindexed(int count, int lens[], MPI_Aint displs[], MPI_Datatype old, MPI_Datatype* out) {
+  return PMPI_Type_create_hindexed(count, lens, displs, old, out);
+}
+MGEN_MPI_ALIAS(Type_hindexed)
+
+// The first predefined type of the class with that size, searched in MPICH's order.
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* out) {
+  return call("MPI_Type_match_size", MPI_COMM_WORLD, [&] {
+    static const MPI_Datatype kReal[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype kInteger[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG};
+    static const MPI_Datatype kComplex[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    std::vector<MPI_Datatype> candidates;
+    switch (typeclass) {
+      case MPI_TYPECLASS_REAL:
+        candidates.assign(std::begin(kReal), std::end(kReal));
+        break;
+      case MPI_TYPECLASS_INTEGER:
+        candidates.assign(std::begin(kInteger), std::end(kInteger));
+        break;
+      case MPI_TYPECLASS_COMPLEX:
+        candidates.assign(std::begin(kComplex), std::end(kComplex));
+        break;
+      default:
+        fail(MPI_ERR_ARG, fmt::format("type class {} is none of MPI_TYPECLASS_REAL, _INTEGER, _COMPLEX", typeclass));
+    }
+    for (MPI_Datatype t : candidates) {
+      if (dtype_any(t).size == static_cast<uint64_t>(size)) {
+        *out = t;
+        return MPI_SUCCESS;
+      }
+    }
+    fail(MPI_ERR_ARG, fmt::format("no predefined type of that class has {} bytes", size));
+  });
+}
+MGEN_MPI_ALIAS(Type_match_size)
+
+}  // extern "C"
