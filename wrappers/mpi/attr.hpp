@@ -1,4 +1,5 @@
-// Attribute callbacks that communicator creation and destruction and MPI_Finalize run.
+// Attribute callbacks that communicator and datatype creation and destruction, MPI_Win_free and
+// MPI_Finalize run.
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,12 @@ void copy_attrs(MPI_Comm from, MPI_Comm to);
 // Runs the delete callbacks of every attribute of `c`, last set first, and forgets them and
 // its topology.
 void delete_attrs(MPI_Comm c);
+// Datatypes: MPI_Type_dup copies the attributes through their copy callbacks; MPI_Type_free
+// runs their delete callbacks.
+void copy_type_attrs(MPI_Datatype from, MPI_Datatype to);
+void delete_type_attrs(MPI_Datatype t);
+// Drops the attributes of a handle without callbacks (a duplicate whose copying failed).
+void forget_attrs(int handle);
 // MPI_Finalize's first step: the attributes of MPI_COMM_SELF, then of MPI_COMM_WORLD, deleted.
 void finalize_attrs();
 // A user attribute of window `w` (for MPI_Win_get_attr); false if not set.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 
+#include "mpi/attr.hpp"
 #include "mpi/datatype.hpp"
 
 using namespace mgen::mpi;
@@ -304,7 +305,17 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype* out) {
     t.committed = true;
     t.combiner = MPI_COMBINER_DUP;
     record(t, {{}, {}, {old}});
-    *out = add_type(std::move(t));
+    const MPI_Datatype dup = add_type(std::move(t));
+    try {
+      copy_type_attrs(old, dup);
+    } catch (...) {
+      // A copy callback failed: no duplicate (MPICH returns MPI_DATATYPE_NULL).
+      forget_attrs(dup);
+      state().types[static_cast<uint32_t>(dup) & 0x03ffffffu].reset();
+      *out = MPI_DATATYPE_NULL;
+      throw;
+    }
+    *out = dup;
     return MPI_SUCCESS;
   });
 }
@@ -325,6 +336,7 @@ MGEN_MPI_ALIAS(Type_commit)
 int PMPI_Type_free(MPI_Datatype* type) {
   return call("MPI_Type_free", MPI_COMM_WORLD, [&] {
     if (derived(*type) == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
+    delete_type_attrs(*type);
     // The handle is free; requests and non-blocking collectives still using the type hold
     // their own reference to it.
     state().types[static_cast<uint32_t>(*type) & 0x03ffffffu].reset();
