@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/world.hpp"
+#include "mpi/intercomm.hpp"
 #include "mpi/shim.hpp"
 #include "mpi/topo.hpp"
 
@@ -198,6 +199,21 @@ namespace mgen::mpi::abi {
 void copy_attrs(MPI_Comm from, MPI_Comm to) {
   copy_topology(from, to);
   copy_all(from, to);
+}
+
+void copy_attrs_or_free(MPI_Comm from, MPI_Comm* to) {
+  try {
+    copy_attrs(from, *to);
+  } catch (...) {
+    // A copy callback failed: the duplicate goes (MPICH returns MPI_COMM_NULL).
+    forget_attrs(*to);
+    forget_topology(*to);
+    forget_inter(*to);
+    MGEN_Comm h = comm(*to);
+    MGEN_Comm_free(&h);
+    *to = MPI_COMM_NULL;
+    throw;
+  }
 }
 
 void copy_type_attrs(MPI_Datatype from, MPI_Datatype to) {

@@ -9,6 +9,9 @@ namespace mgen::mpi::abi {
 // Copies the attributes (and topology) of `from` to its duplicate `to` through their copy
 // callbacks.
 void copy_attrs(MPI_Comm from, MPI_Comm to);
+// The same for MPI_Comm_dup/idup: if a copy callback fails, the duplicate is freed and `*to`
+// becomes MPI_COMM_NULL before the error propagates.
+void copy_attrs_or_free(MPI_Comm from, MPI_Comm* to);
 // Runs the delete callbacks of every attribute of `c`, last set first, and forgets them and
 // its topology.
 void delete_attrs(MPI_Comm c);
