@@ -425,9 +425,14 @@ MGEN_MPI_ALIAS(Address)
 
 int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
   return call("MPI_Type_set_name", MPI_COMM_WORLD, [&] {
-    DType* d = derived(type);
-    if (d == nullptr) fail(MPI_ERR_TYPE, "cannot rename a predefined datatype");
-    d->name = name;
+    if (name == nullptr) fail(MPI_ERR_ARG, "null name");
+    // MPICH renames predefined types too (for the calling process only).
+    if (DType* d = derived(type)) {
+      d->name = name;
+    } else {
+      dtype_any(type);
+      state().type_names[type] = name;
+    }
     return MPI_SUCCESS;
   });
 }
@@ -436,7 +441,9 @@ MGEN_MPI_ALIAS(Type_set_name)
 int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
   return call("MPI_Type_get_name", MPI_COMM_WORLD, [&] {
     const DType& t = dtype_any(type);
-    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t.name.c_str());
+    auto renamed = state().type_names.find(type);
+    const std::string& n = t.predefined && renamed != state().type_names.end() ? renamed->second : t.name;
+    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n.c_str());
     *resultlen = static_cast<int>(std::strlen(name));
     return MPI_SUCCESS;
   });

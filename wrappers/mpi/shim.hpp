@@ -108,6 +108,7 @@ struct RankState {
   std::vector<Errhandler> errhandlers;
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
   std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
+  std::unordered_map<MPI_Datatype, std::string> type_names;      // predefined types renamed (MPICH allows it)
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;                // non-blocking collectives started per comm
   // Freed or buffered sends still in flight, with the copy of the data they send.
   std::vector<std::pair<MGEN_Request, std::vector<std::byte>>> detached;
@@ -158,7 +159,7 @@ int mgen_op(MPI_Op op);            // predefined: the MGEN op; user: fails unles
 const UserOp* user_op(MPI_Op op);  // null for predefined
 void check_count(int count);
 // A null buffer with a positive count fails with MPI_ERR_BUFFER (unless `t` holds absolute
-// addresses: MPI_BOTTOM).
+// addresses, MPI_BOTTOM, or has size 0: no bytes move).
 void check_buffer(const void* buf, int count, const DType& t);
 void set_status(MPI_Status* out, const MGEN_Status& in);
 void set_status_empty(MPI_Status* out);  // MPI's empty status (PROC_NULL, null requests)
