@@ -28,4 +28,20 @@ struct TypeArgs {
 };
 void record(DType& t, TypeArgs args);
 
+// The elements an array constructor selects (subarray, darray), validated: the array's
+// sizes and, per dimension, the chosen indices; and the blocks of `old` they make.
+struct ArraySelection {
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> selected;
+  bool c_order = true;
+};
+ArraySelection subarray_selection(int ndims, const int sizes[], const int subsizes[], const int starts[], int order);
+ArraySelection darray_selection(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                                const int dargs[], const int psizes[], int order);
+std::vector<TypeBlock> array_blocks(const ArraySelection& a, MPI_Datatype old);
+
+// One element's typemap: each basic element's offset and predefined type, in typemap order
+// (pair types as their two members), rebuilt from the recorded constructor arguments.
+std::vector<std::pair<int64_t, MPI_Datatype>> typemap(MPI_Datatype t);
+
 }  // namespace mgen::mpi::abi

@@ -10,23 +10,17 @@ using namespace mgen::mpi::abi;
 
 namespace {
 
-// The selected elements of an array of `sizes` elements of `old` as a datatype: the runs in
-// memory order, with lb 0 and the whole array's extent (MPI builds both types resized so).
-DType array_type(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& selected, bool c_order,
-                 MPI_Datatype old, int combiner) {
+// The selected elements of an array of `old` as a datatype: the runs in memory order, with lb 0
+// and the whole array's extent (MPI builds both types resized so).
+DType array_type(const ArraySelection& a, MPI_Datatype old, int combiner) {
   const int64_t ext = dtype_any(old).extent();
-  std::vector<TypeBlock> blocks;
-  for (const auto& [first, len] : array_runs(sizes, selected, c_order)) {
-    if (len > INT32_MAX) fail(MPI_ERR_ARG, fmt::format("a run of {} elements is beyond int counts", len));
-    blocks.push_back({first * ext, static_cast<int>(len), old});
-  }
-  DType t = build(blocks, combiner);
+  DType t = build(array_blocks(a, old), combiner);
   int64_t total = ext;
-  for (int64_t s : sizes)
+  for (int64_t s : a.sizes)
     total *= s;
   t.lb = 0;
   t.ub = total;
-  if (blocks.empty()) t.true_lb = t.true_ub = 0;
+  if (t.size == 0) t.true_lb = t.true_ub = 0;
   return t;
 }
 
@@ -43,25 +37,83 @@ std::vector<int> ints_of(int n, const int* v) {
 
 }  // namespace
 
+namespace mgen::mpi::abi {
+
+std::vector<TypeBlock> array_blocks(const ArraySelection& a, MPI_Datatype old) {
+  const int64_t ext = dtype_any(old).extent();
+  std::vector<TypeBlock> blocks;
+  for (const auto& [first, len] : array_runs(a.sizes, a.selected, a.c_order)) {
+    if (len > INT32_MAX) fail(MPI_ERR_ARG, fmt::format("a run of {} elements is beyond int counts", len));
+    blocks.push_back({first * ext, static_cast<int>(len), old});
+  }
+  return blocks;
+}
+
+ArraySelection subarray_selection(int ndims, const int sizes[], const int subsizes[], const int starts[], int order) {
+  if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
+  ArraySelection a;
+  a.c_order = c_order_of(order);
+  a.selected.resize(ndims);
+  for (int d = 0; d < ndims; ++d) {
+    if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d]) {
+      fail(MPI_ERR_ARG, fmt::format("dimension {}: a subarray of {} from {} does not fit in {}", d, subsizes[d],
+                                    starts[d], sizes[d]));
+    }
+    a.sizes.push_back(sizes[d]);
+    for (int i = 0; i < subsizes[d]; ++i)
+      a.selected[d].push_back(starts[d] + i);
+  }
+  return a;
+}
+
+ArraySelection darray_selection(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                                const int dargs[], const int psizes[], int order) {
+  if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
+  if (size <= 0 || rank < 0 || rank >= size) fail(MPI_ERR_ARG, fmt::format("rank {} of {} processes", rank, size));
+  ArraySelection a;
+  a.c_order = c_order_of(order);
+  int64_t procs = 1;
+  for (int d = 0; d < ndims; ++d) {
+    if (psizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: {} processes", d, psizes[d]));
+    procs *= psizes[d];
+  }
+  if (procs != size) fail(MPI_ERR_ARG, fmt::format("the process grid holds {} processes, not {}", procs, size));
+  const std::vector<int> coords = grid_coords(rank, std::vector<int>(psizes, psizes + ndims));
+  a.selected.resize(ndims);
+  for (int d = 0; d < ndims; ++d) {
+    if (gsizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: global size {}", d, gsizes[d]));
+    Distribution dist;
+    switch (distribs[d]) {
+      case MPI_DISTRIBUTE_BLOCK:
+        dist = Distribution::kBlock;
+        break;
+      case MPI_DISTRIBUTE_CYCLIC:
+        dist = Distribution::kCyclic;
+        break;
+      case MPI_DISTRIBUTE_NONE:
+        dist = Distribution::kNone;
+        break;
+      default:
+        fail(MPI_ERR_ARG, fmt::format("dimension {}: distribution {}", d, distribs[d]));
+    }
+    const int darg = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? kDefaultDarg : dargs[d];
+    if (darg != kDefaultDarg && darg <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: darg {}", d, dargs[d]));
+    std::string error;
+    a.selected[d] = darray_indices(gsizes[d], dist, darg, psizes[d], coords[d], &error);
+    if (!error.empty()) fail(MPI_ERR_ARG, fmt::format("dimension {}: {}", d, error));
+    a.sizes.push_back(gsizes[d]);
+  }
+  return a;
+}
+
+}  // namespace mgen::mpi::abi
+
 extern "C" {
 
 int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                               MPI_Datatype old, MPI_Datatype* out) {
   return call("MPI_Type_create_subarray", MPI_COMM_WORLD, [&] {
-    if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
-    const bool c = c_order_of(order);
-    std::vector<int64_t> dims;
-    std::vector<std::vector<int64_t>> selected(ndims);
-    for (int d = 0; d < ndims; ++d) {
-      if (sizes[d] <= 0 || subsizes[d] < 0 || starts[d] < 0 || starts[d] + subsizes[d] > sizes[d]) {
-        fail(MPI_ERR_ARG, fmt::format("dimension {}: a subarray of {} from {} does not fit in {}", d, subsizes[d],
-                                      starts[d], sizes[d]));
-      }
-      dims.push_back(sizes[d]);
-      for (int i = 0; i < subsizes[d]; ++i)
-        selected[d].push_back(starts[d] + i);
-    }
-    DType t = array_type(dims, selected, c, old, MPI_COMBINER_SUBARRAY);
+    DType t = array_type(subarray_selection(ndims, sizes, subsizes, starts, order), old, MPI_COMBINER_SUBARRAY);
     std::vector<int> ints{ndims};
     for (const int* v : {sizes, subsizes, starts})
       for (int x : ints_of(ndims, v))
@@ -77,42 +129,8 @@ MGEN_MPI_ALIAS(Type_create_subarray)
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
                             const int psizes[], int order, MPI_Datatype old, MPI_Datatype* out) {
   return call("MPI_Type_create_darray", MPI_COMM_WORLD, [&] {
-    if (ndims <= 0) fail(MPI_ERR_ARG, fmt::format("ndims {} (at least 1)", ndims));
-    if (size <= 0 || rank < 0 || rank >= size) fail(MPI_ERR_ARG, fmt::format("rank {} of {} processes", rank, size));
-    const bool c = c_order_of(order);
-    int64_t procs = 1;
-    for (int d = 0; d < ndims; ++d) {
-      if (psizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: {} processes", d, psizes[d]));
-      procs *= psizes[d];
-    }
-    if (procs != size) fail(MPI_ERR_ARG, fmt::format("the process grid holds {} processes, not {}", procs, size));
-    const std::vector<int> coords = grid_coords(rank, std::vector<int>(psizes, psizes + ndims));
-    std::vector<int64_t> dims;
-    std::vector<std::vector<int64_t>> selected(ndims);
-    for (int d = 0; d < ndims; ++d) {
-      if (gsizes[d] <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: global size {}", d, gsizes[d]));
-      Distribution dist;
-      switch (distribs[d]) {
-        case MPI_DISTRIBUTE_BLOCK:
-          dist = Distribution::kBlock;
-          break;
-        case MPI_DISTRIBUTE_CYCLIC:
-          dist = Distribution::kCyclic;
-          break;
-        case MPI_DISTRIBUTE_NONE:
-          dist = Distribution::kNone;
-          break;
-        default:
-          fail(MPI_ERR_ARG, fmt::format("dimension {}: distribution {}", d, distribs[d]));
-      }
-      const int darg = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? kDefaultDarg : dargs[d];
-      if (darg != kDefaultDarg && darg <= 0) fail(MPI_ERR_ARG, fmt::format("dimension {}: darg {}", d, dargs[d]));
-      std::string error;
-      selected[d] = darray_indices(gsizes[d], dist, darg, psizes[d], coords[d], &error);
-      if (!error.empty()) fail(MPI_ERR_ARG, fmt::format("dimension {}: {}", d, error));
-      dims.push_back(gsizes[d]);
-    }
-    DType t = array_type(dims, selected, c, old, MPI_COMBINER_DARRAY);
+    DType t = array_type(darray_selection(size, rank, ndims, gsizes, distribs, dargs, psizes, order), old,
+                         MPI_COMBINER_DARRAY);
     std::vector<int> ints{size, rank, ndims};
     for (const int* v : {gsizes, distribs, dargs, psizes})
       for (int x : ints_of(ndims, v))
