@@ -35,9 +35,18 @@ struct Keyval {
 // MPI_COMM_SELF in reverse order, MPI-4 §11.2.4).
 using AttrList = std::vector<std::pair<int, void*>>;
 
+// The attributes of a freed datatype handle whose type is still referenced (by types built
+// from it, or by pending operations): deleted when the type itself goes.
+struct Deferred {
+  int handle;
+  std::weak_ptr<DType> type;
+  AttrList list;
+};
+
 struct RankAttrs {
   std::vector<Keyval> keyvals;              // user keyval k at index k - kFirstKeyval
   std::unordered_map<int, AttrList> attrs;  // by communicator, window or datatype handle (kinds differ)
+  std::vector<Deferred> deferred;
 };
 
 // User keyvals are small integers, apart from the predefined ones (0x644000xx, 0x660000xx).
@@ -220,8 +229,33 @@ void copy_type_attrs(MPI_Datatype from, MPI_Datatype to) {
   copy_all(from, to);
 }
 
-void delete_type_attrs(MPI_Datatype t) {
-  delete_all(t);
+void free_type_attrs(MPI_Datatype t, const std::shared_ptr<DType>& type) {
+  RankAttrs& r = mine();
+  auto l = r.attrs.find(t);
+  if (l == r.attrs.end()) return;
+  // MPICH deletes a datatype's attributes when the type is destroyed, after its last
+  // reference: freeing a type that a duplicate was made from runs nothing yet.
+  if (type.use_count() <= 2) {  // the handle's slot and `type`: nobody else
+    delete_all(t);
+    return;
+  }
+  r.deferred.push_back(Deferred{t, type, std::move(l->second)});
+  r.attrs.erase(l);
+}
+
+void sweep_type_attrs() {
+  RankAttrs& r = mine();
+  for (size_t i = 0; i < r.deferred.size();) {
+    if (!r.deferred[i].type.expired()) {
+      ++i;
+      continue;
+    }
+    Deferred d = std::move(r.deferred[i]);
+    r.deferred.erase(r.deferred.begin() + static_cast<std::ptrdiff_t>(i));
+    for (auto it = d.list.rbegin(); it != d.list.rend(); ++it)
+      run_delete(d.handle, it->first, it->second);
+    i = 0;  // callbacks may free types too
+  }
 }
 
 void forget_attrs(int handle) {

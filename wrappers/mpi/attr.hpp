@@ -4,6 +4,10 @@
 
 #include <mpi.h>
 
+#include <memory>
+
+#include "mpi/shim.hpp"
+
 namespace mgen::mpi::abi {
 
 // Copies the attributes (and topology) of `from` to its duplicate `to` through their copy
@@ -15,10 +19,13 @@ void copy_attrs_or_free(MPI_Comm from, MPI_Comm* to);
 // Runs the delete callbacks of every attribute of `c`, last set first, and forgets them and
 // its topology.
 void delete_attrs(MPI_Comm c);
-// Datatypes: MPI_Type_dup copies the attributes through their copy callbacks; MPI_Type_free
-// runs their delete callbacks.
+// Datatypes: MPI_Type_dup copies the attributes through their copy callbacks. MPI_Type_free
+// runs their delete callbacks when the type goes with its handle (`type`: the handle's type,
+// still held), or keeps them until the last reference to the type goes: sweep_type_attrs(),
+// after the handle is released, runs those of types gone since.
 void copy_type_attrs(MPI_Datatype from, MPI_Datatype to);
-void delete_type_attrs(MPI_Datatype t);
+void free_type_attrs(MPI_Datatype t, const std::shared_ptr<DType>& type);
+void sweep_type_attrs();
 // Drops the attributes of a handle without callbacks (a duplicate whose copying failed).
 void forget_attrs(int handle);
 // MPI_Finalize's first step: the attributes of MPI_COMM_SELF, then of MPI_COMM_WORLD, deleted.

@@ -336,11 +336,14 @@ MGEN_MPI_ALIAS(Type_commit)
 int PMPI_Type_free(MPI_Datatype* type) {
   return call("MPI_Type_free", MPI_COMM_WORLD, [&] {
     if (derived(*type) == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
-    delete_type_attrs(*type);
-    // The handle is free; requests and non-blocking collectives still using the type hold
-    // their own reference to it.
+    std::shared_ptr<DType> t = derived_shared(*type);
+    free_type_attrs(*type, t);
+    // The handle is free; requests and non-blocking collectives still using the type, and
+    // types built from it, hold their own reference to it.
     state().types[static_cast<uint32_t>(*type) & 0x03ffffffu].reset();
     *type = MPI_DATATYPE_NULL;
+    t.reset();
+    sweep_type_attrs();
     return MPI_SUCCESS;
   });
 }
