@@ -6,8 +6,7 @@
 
 namespace mgen::mpi {
 
-std::vector<int64_t> darray_indices(int64_t gsize, Distribution d, int darg, int procs, int coord,
-                                    std::string* error) {
+std::vector<int64_t> darray_indices(int64_t gsize, Distribution d, int darg, int procs, int coord, std::string* error) {
   std::vector<int64_t> out;
   switch (d) {
     case Distribution::kNone:
@@ -21,8 +20,8 @@ std::vector<int64_t> darray_indices(int64_t gsize, Distribution d, int darg, int
     case Distribution::kBlock: {
       const int64_t block = darg == kDefaultDarg ? (gsize + procs - 1) / procs : darg;
       if (block <= 0 || block * procs < gsize) {
-        *error = fmt::format("MPI_DISTRIBUTE_BLOCK of {} elements over {} processes with blocks of {}", gsize, procs,
-                             block);
+        *error =
+            fmt::format("MPI_DISTRIBUTE_BLOCK of {} elements over {} processes with blocks of {}", gsize, procs, block);
         return {};
       }
       const int64_t first = block * coord;

@@ -59,8 +59,7 @@ TEST_CASE("array runs in memory order, C and Fortran", "[datatype]") {
   CHECK(array_runs({4, 5}, {{0, 2}, {1, 3}}, true) == Runs{{1, 1}, {3, 1}, {11, 1}, {13, 1}});
   CHECK(array_runs({4, 5}, {{0, 2}, {1, 3}}, false) == Runs{{4, 1}, {6, 1}, {12, 1}, {14, 1}});
   // 3-D, C order: a 2 x 2 x 3 block of a 3 x 4 x 5 array at (1, 1, 2).
-  CHECK(array_runs({3, 4, 5}, {{1, 2}, {1, 2}, {2, 3, 4}}, true) ==
-        Runs{{27, 3}, {32, 3}, {47, 3}, {52, 3}});
+  CHECK(array_runs({3, 4, 5}, {{1, 2}, {1, 2}, {2, 3, 4}}, true) == Runs{{27, 3}, {32, 3}, {47, 3}, {52, 3}});
   // Nothing selected in one dimension: no runs.
   CHECK(array_runs({3, 4}, {{}, {0, 1}}, true).empty());
 }

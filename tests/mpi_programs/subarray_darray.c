@@ -38,8 +38,7 @@ static void check_bounds(ck_t* h, MPI_Datatype t, MPI_Aint lb, MPI_Aint extent, 
   MPI_Type_get_extent(t, &l, &e);
   MPI_Type_get_true_extent(t, &tl, &te);
   CHECK(l == lb && e == extent, "lb %ld extent %ld, expected %ld %ld", (long)l, (long)e, (long)lb, (long)extent);
-  CHECK(tl == tlb && te == text, "true lb %ld extent %ld, expected %ld %ld", (long)tl, (long)te, (long)tlb,
-        (long)text);
+  CHECK(tl == tlb && te == text, "true lb %ld extent %ld, expected %ld %ld", (long)tl, (long)te, (long)tlb, (long)text);
   ck_i64(h, l);
   ck_i64(h, e);
   ck_i64(h, tl);
@@ -75,13 +74,14 @@ static void subarrays(ck_t* h) {
                  (MPI_Aint)sizeof(int) * (expect[n - 1] - expect[0] + 1));
     int ni, na, nd, comb;
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 3 * 3 + 2 && na == 0 && nd == 1, "envelope %d %d %d %d", ni, na,
-          nd, comb);
+    CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 3 * 3 + 2 && na == 0 && nd == 1, "envelope %d %d %d %d", ni, na, nd,
+          comb);
     int ints[11];
     MPI_Aint addrs[1];
     MPI_Datatype types[1];
     MPI_Type_get_contents(t, 11, 0, 1, ints, addrs, types);
-    CHECK(ints[0] == 3 && ints[1] == A && ints[4] == 2 && ints[7] == 1 && ints[10] == (fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C),
+    CHECK(ints[0] == 3 && ints[1] == A && ints[4] == 2 && ints[7] == 1 &&
+              ints[10] == (fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C),
           "contents");
     CHECK(types[0] == MPI_INT, "old type");
     ck_ints(h, ints, 11);
@@ -96,8 +96,8 @@ static void subarrays(ck_t* h) {
   int sz;
   MPI_Type_get_extent(e, &lb, &ext);
   MPI_Type_size(e, &sz);
-  CHECK(lb == 0 && ext == 8 * (MPI_Aint)sizeof(double) && sz == 0, "empty subarray lb %ld extent %ld size %d",
-        (long)lb, (long)ext, sz);
+  CHECK(lb == 0 && ext == 8 * (MPI_Aint)sizeof(double) && sz == 0, "empty subarray lb %ld extent %ld size %d", (long)lb,
+        (long)ext, sz);
   MPI_Type_free(&e);
 }
 
@@ -126,8 +126,8 @@ static void darrays(ck_t* h, int rank, int size) {
     if (darg[0] == 13 && ps[0] != 1) darg[0] = (G0 + ps[0] - 1) / ps[0];
     for (int fortran = 0; fortran < 2; fortran++) {
       MPI_Datatype t;
-      MPI_Type_create_darray(size, rank, 2, gsizes, dist, darg, ps, fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
-                             MPI_INT, &t);
+      MPI_Type_create_darray(size, rank, 2, gsizes, dist, darg, ps, fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C, MPI_INT,
+                             &t);
       MPI_Type_commit(&t);
       int expect[G0 * G1], n = 0;
       if (!fortran) {
@@ -148,8 +148,8 @@ static void darrays(ck_t* h, int rank, int size) {
       CHECK(lb == 0 && ext == (MPI_Aint)sizeof(global), "darray lb %ld extent %ld", (long)lb, (long)ext);
       int ni, na, nd, comb;
       MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-      CHECK(comb == MPI_COMBINER_DARRAY && ni == 4 * 2 + 4 && na == 0 && nd == 1, "envelope %d %d %d %d", ni, na,
-            nd, comb);
+      CHECK(comb == MPI_COMBINER_DARRAY && ni == 4 * 2 + 4 && na == 0 && nd == 1, "envelope %d %d %d %d", ni, na, nd,
+            comb);
       /* The parts of all ranks tile the array: rank 0 gathers them into place. */
       int* whole = rank == 0 ? (int*)calloc(G0 * G1, sizeof(int)) : NULL;
       int* mine = (int*)malloc(sizeof(int) * (size_t)(n + 1));
@@ -158,8 +158,8 @@ static void darrays(ck_t* h, int rank, int size) {
       if (rank == 0) {
         for (int r = 0; r < size; r++) {
           MPI_Datatype rt;
-          MPI_Type_create_darray(size, r, 2, gsizes, dist, darg, ps, fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
-                                 MPI_INT, &rt);
+          MPI_Type_create_darray(size, r, 2, gsizes, dist, darg, ps, fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C, MPI_INT,
+                                 &rt);
           MPI_Type_commit(&rt);
           if (r == 0) {
             MPI_Sendrecv(mine, n, MPI_INT, 0, 7, whole, 1, rt, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE);

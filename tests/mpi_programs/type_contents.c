@@ -9,8 +9,8 @@
 static void envelope(MPI_Datatype t, int ni, int na, int nd, int comb) {
   int a, b, c, d;
   MPI_Type_get_envelope(t, &a, &b, &c, &d);
-  CHECK(a == ni && b == na && c == nd && d == comb, "envelope %d %d %d %d, expected %d %d %d %d", a, b, c, d, ni,
-        na, nd, comb);
+  CHECK(a == ni && b == na && c == nd && d == comb, "envelope %d %d %d %d, expected %d %d %d %d", a, b, c, d, ni, na,
+        nd, comb);
 }
 
 /* The contents as (ints, addrs, types); derived member handles are freed after checking
@@ -65,8 +65,7 @@ static void constructors(ck_t* h) {
 
   MPI_Type_indexed(3, (int[]){1, 2, 3}, (int[]){0, 10, 20}, vec, &idx);
   envelope(idx, 7, 0, 1, MPI_COMBINER_INDEXED);
-  contents(h, idx, 7, (int[]){3, 1, 2, 3, 0, 10, 20}, 0, NULL, 1, (MPI_Datatype[]){vec},
-           (int[]){MPI_COMBINER_VECTOR});
+  contents(h, idx, 7, (int[]){3, 1, 2, 3, 0, 10, 20}, 0, NULL, 1, (MPI_Datatype[]){vec}, (int[]){MPI_COMBINER_VECTOR});
 
   MPI_Type_create_hindexed(2, (int[]){4, 1}, (MPI_Aint[]){-8, 64}, MPI_DOUBLE, &hidx);
   envelope(hidx, 3, 2, 1, MPI_COMBINER_HINDEXED);
@@ -78,11 +77,9 @@ static void constructors(ck_t* h) {
 
   MPI_Type_create_hindexed_block(2, 3, (MPI_Aint[]){16, 0}, hvec, &hblk);
   envelope(hblk, 2, 2, 1, MPI_COMBINER_HINDEXED_BLOCK);
-  contents(h, hblk, 2, (int[]){2, 3}, 2, (MPI_Aint[]){16, 0}, 1, (MPI_Datatype[]){hvec},
-           (int[]){MPI_COMBINER_HVECTOR});
+  contents(h, hblk, 2, (int[]){2, 3}, 2, (MPI_Aint[]){16, 0}, 1, (MPI_Datatype[]){hvec}, (int[]){MPI_COMBINER_HVECTOR});
 
-  MPI_Type_create_struct(3, (int[]){1, 2, 1}, (MPI_Aint[]){0, 8, 40}, (MPI_Datatype[]){MPI_CHAR, hidx, MPI_INT},
-                         &st);
+  MPI_Type_create_struct(3, (int[]){1, 2, 1}, (MPI_Aint[]){0, 8, 40}, (MPI_Datatype[]){MPI_CHAR, hidx, MPI_INT}, &st);
   envelope(st, 4, 3, 3, MPI_COMBINER_STRUCT);
   contents(h, st, 4, (int[]){3, 1, 2, 1}, 3, (MPI_Aint[]){0, 8, 40}, 3, (MPI_Datatype[]){MPI_CHAR, hidx, MPI_INT},
            (int[]){NAMED, MPI_COMBINER_HINDEXED, NAMED});
@@ -136,9 +133,19 @@ static void external32(ck_t* h) {
   struct {
     MPI_Datatype t;
     int bytes;
-  } sizes[] = {{MPI_CHAR, 1},   {MPI_SHORT, 2},   {MPI_INT, 4},         {MPI_LONG, 4},       {MPI_LONG_LONG, 8},
-               {MPI_FLOAT, 4},  {MPI_DOUBLE, 8},  {MPI_LONG_DOUBLE, 16}, {MPI_WCHAR, 2},     {MPI_C_BOOL, 1},
-               {MPI_AINT, 8},   {MPI_UINT16_T, 2}, {MPI_C_DOUBLE_COMPLEX, 16}};
+  } sizes[] = {{MPI_CHAR, 1},
+               {MPI_SHORT, 2},
+               {MPI_INT, 4},
+               {MPI_LONG, 4},
+               {MPI_LONG_LONG, 8},
+               {MPI_FLOAT, 4},
+               {MPI_DOUBLE, 8},
+               {MPI_LONG_DOUBLE, 16},
+               {MPI_WCHAR, 2},
+               {MPI_C_BOOL, 1},
+               {MPI_AINT, 8},
+               {MPI_UINT16_T, 2},
+               {MPI_C_DOUBLE_COMPLEX, 16}};
   for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
     MPI_Aint s;
     MPI_Pack_external_size("external32", 3, sizes[k].t, &s);
@@ -158,8 +165,8 @@ static void external32(ck_t* h) {
   memset(buf, 0xee, sizeof buf);
   MPI_Pack_external("external32", in, 1, hx, buf, sizeof buf, &pos);
   CHECK(pos == 3 + size, "position %ld", (long)pos);
-  const unsigned char want[24] = {0x40, 0x1c, 0, 0, 0, 0, 0, 0, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0,
-                                  0xc0, 0x04, 0, 0, 0, 0, 0, 0};
+  const unsigned char want[24] = {0x40, 0x1c, 0, 0, 0,    0,    0, 0, 0x3f, 0xf0, 0, 0,
+                                  0,    0,    0, 0, 0xc0, 0x04, 0, 0, 0,    0,    0, 0};
   for (int k = 0; k < 24; k++)
     CHECK(buf[3 + k] == want[k], "external32 byte %d is %02x, expected %02x", k, buf[3 + k], want[k]);
   ck_bytes(h, buf + 3, 24);

@@ -60,9 +60,13 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
     // Empty blocks (and members of no size) take no part in the bounds (MPICH).
     if (b.count == 0 || o.size == 0) continue;
     const int64_t ext = o.extent();
-    for (int i = 0; i < b.count; ++i) {
-      const int64_t at = b.disp + static_cast<int64_t>(i) * ext;
-      for (const auto& [off, len] : o.segs) {
+    // Elements that abut make one segment however many there are (large counts).
+    const bool dense = o.dense();
+    const int64_t times = dense ? 1 : b.count;
+    for (int64_t i = 0; i < times; ++i) {
+      const int64_t at = b.disp + i * ext;
+      for (auto [off, len] : o.segs) {
+        if (dense) len *= static_cast<uint64_t>(b.count);
         if (!t.segs.empty() && t.segs.back().first + static_cast<int64_t>(t.segs.back().second) == at + off) {
           t.segs.back().second += len;
         } else if (len > 0) {
@@ -207,8 +211,7 @@ int PMPI_Type_indexed(int count, const int lens[], const int displs[], MPI_Datat
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(displs[i]) * ext, lens[i], old});
-    *out = make(b, MPI_COMBINER_INDEXED,
-                {cat({count}, ints_of(count, lens), ints_of(count, displs)), {}, {old}});
+    *out = make(b, MPI_COMBINER_INDEXED, {cat({count}, ints_of(count, lens), ints_of(count, displs)), {}, {old}});
     return MPI_SUCCESS;
   });
 }

@@ -13,7 +13,7 @@ namespace mgen::mpi::abi {
 // One block of a new type: `count` elements of `type` starting `disp` bytes in.
 struct TypeBlock {
   int64_t disp;
-  int count;
+  int64_t count;
   MPI_Datatype type;
 };
 

@@ -43,8 +43,7 @@ std::vector<TypeBlock> array_blocks(const ArraySelection& a, MPI_Datatype old) {
   const int64_t ext = dtype_any(old).extent();
   std::vector<TypeBlock> blocks;
   for (const auto& [first, len] : array_runs(a.sizes, a.selected, a.c_order)) {
-    if (len > INT32_MAX) fail(MPI_ERR_ARG, fmt::format("a run of {} elements is beyond int counts", len));
-    blocks.push_back({first * ext, static_cast<int>(len), old});
+    blocks.push_back({first * ext, len, old});
   }
   return blocks;
 }
@@ -142,6 +141,90 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], c
   });
 }
 MGEN_MPI_ALIAS(Type_create_darray)
+
+// ---- large counts (MPI-4.0 §5.1: the _c constructors and queries). Their contents are recorded
+// as MPI_Type_get_contents (int) sees them; MPI_Type_get_contents_c is not provided.
+
+namespace {
+int int_or_fail(MPI_Count v) {
+  if (v < 0) fail(MPI_ERR_COUNT, fmt::format("negative count {}", v));
+  return v > INT32_MAX ? INT32_MAX : static_cast<int>(v);
+}
+MPI_Datatype make_large(const std::vector<TypeBlock>& blocks, int combiner, TypeArgs args) {
+  DType t = build(blocks, combiner);
+  record(t, std::move(args));
+  return add_type(std::move(t));
+}
+}  // namespace
+
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype old, MPI_Datatype* out) {
+  return call("MPI_Type_contiguous_c", MPI_COMM_WORLD, [&] {
+    *out = make_large({{0, count, old}}, MPI_COMBINER_CONTIGUOUS, {{int_or_fail(count)}, {}, {old}});
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_contiguous_c)
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count lens[], const MPI_Count displs[], MPI_Datatype old,
+                                MPI_Datatype* out) {
+  return call("MPI_Type_create_hindexed_c", MPI_COMM_WORLD, [&] {
+    std::vector<TypeBlock> b;
+    std::vector<int> ints{int_or_fail(count)};
+    std::vector<MPI_Aint> addrs;
+    for (MPI_Count i = 0; i < count; ++i) {
+      b.push_back({displs[i], lens[i], old});
+      ints.push_back(int_or_fail(lens[i]));
+      addrs.push_back(displs[i]);
+    }
+    *out = make_large(b, MPI_COMBINER_HINDEXED, {ints, addrs, {old}});
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_hindexed_c)
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count len, const MPI_Count displs[], MPI_Datatype old,
+                                     MPI_Datatype* out) {
+  return call("MPI_Type_create_indexed_block_c", MPI_COMM_WORLD, [&] {
+    const int64_t ext = dtype_any(old).extent();
+    std::vector<TypeBlock> b;
+    std::vector<int> ints{int_or_fail(count), int_or_fail(len)};
+    for (MPI_Count i = 0; i < count; ++i) {
+      b.push_back({displs[i] * ext, len, old});
+      ints.push_back(int_or_fail(displs[i]));
+    }
+    *out = make_large(b, MPI_COMBINER_INDEXED_BLOCK, {ints, {}, {old}});
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_indexed_block_c)
+
+int PMPI_Type_size_c(MPI_Datatype type, MPI_Count* size) {
+  return call("MPI_Type_size_c", MPI_COMM_WORLD, [&] {
+    *size = static_cast<MPI_Count>(dtype_any(type).size);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_size_c)
+
+int PMPI_Type_get_extent_c(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) {
+  return call("MPI_Type_get_extent_c", MPI_COMM_WORLD, [&] {
+    const DType& t = dtype_any(type);
+    *lb = t.lb;
+    *extent = t.extent();
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_extent_c)
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) {
+  return call("MPI_Type_get_true_extent_c", MPI_COMM_WORLD, [&] {
+    const DType& t = dtype_any(type);
+    *lb = t.true_lb;
+    *extent = t.true_ub - t.true_lb;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_true_extent_c)
 
 int PMPI_Type_hindexed(int count, int lens[], MPI_Aint displs[], MPI_Datatype old, MPI_Datatype* out) {
   return PMPI_Type_create_hindexed(count, lens, displs, old, out);

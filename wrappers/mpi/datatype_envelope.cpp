@@ -33,9 +33,9 @@ int PMPI_Type_get_contents(MPI_Datatype type, int max_integers, int max_addresse
     if (t.predefined) fail(MPI_ERR_TYPE, "MPI_Type_get_contents of a predefined datatype (MPI_COMBINER_NAMED)");
     if (max_integers < static_cast<int>(t.c_ints.size()) || max_addresses < static_cast<int>(t.c_addrs.size()) ||
         max_datatypes < static_cast<int>(t.c_types.size())) {
-      fail(MPI_ERR_ARG, fmt::format("room for {} integers, {} addresses and {} datatypes; the type has {}, {} and {}",
-                                    max_integers, max_addresses, max_datatypes, t.c_ints.size(), t.c_addrs.size(),
-                                    t.c_types.size()));
+      fail(MPI_ERR_ARG,
+           fmt::format("room for {} integers, {} addresses and {} datatypes; the type has {}, {} and {}", max_integers,
+                       max_addresses, max_datatypes, t.c_ints.size(), t.c_addrs.size(), t.c_types.size()));
     }
     std::copy(t.c_ints.begin(), t.c_ints.end(), integers);
     std::copy(t.c_addrs.begin(), t.c_addrs.end(), addresses);

@@ -132,7 +132,7 @@ void walk(const DType::Member& m, int64_t at, Typemap& out) {
 
 enum class Rep : uint8_t { kSigned, kUnsigned, kFloat, kLongDouble, kRaw };
 struct External {
-  uint32_t size;  // bytes of one part in external32
+  uint32_t size;   // bytes of one part in external32
   uint32_t parts;  // complex: 2
   Rep rep;
 };
