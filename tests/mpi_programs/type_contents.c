@@ -220,6 +220,10 @@ static void match_and_names(ck_t* h) {
     MPI_Type_size(t, &s);
     CHECK(s == m[k].size, "match_size gave a type of size %d, expected %d", s, m[k].size);
     ck_int(h, s);
+    char tname[MPI_MAX_OBJECT_NAME];
+    int tlen;
+    MPI_Type_get_name(t, tname, &tlen);
+    ck_str(h, tname); /* which type: MPICH picks Fortran's sized ones */
   }
   /* Renaming a predefined type (MPICH allows it); other types keep their names. */
   char name[MPI_MAX_OBJECT_NAME];

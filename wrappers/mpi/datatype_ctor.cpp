@@ -231,12 +231,13 @@ int PMPI_Type_hindexed(int count, int lens[], MPI_Aint displs[], MPI_Datatype ol
 }
 MGEN_MPI_ALIAS(Type_hindexed)
 
-// The first predefined type of the class with that size, searched in MPICH's order.
+// The predefined type of the class with that size: MPICH 4.0.2 answers with Fortran's sized
+// types (MPI_REAL4 ..., MPI_INTEGER1 ..., MPI_COMPLEX8 ...).
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* out) {
   return call("MPI_Type_match_size", MPI_COMM_WORLD, [&] {
-    static const MPI_Datatype kReal[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-    static const MPI_Datatype kInteger[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG};
-    static const MPI_Datatype kComplex[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    static const MPI_Datatype kReal[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16};
+    static const MPI_Datatype kInteger[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+    static const MPI_Datatype kComplex[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32};
     std::vector<MPI_Datatype> candidates;
     switch (typeclass) {
       case MPI_TYPECLASS_REAL:
