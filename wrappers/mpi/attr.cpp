@@ -1,5 +1,5 @@
-// Attributes (MPI-4 §7.7): keyvals and the values attached to communicators and windows, the
-// predefined communicator attributes, and the delete callbacks MPI_Finalize runs.
+// Attributes (MPI-4 §7.7): keyvals and the values attached to communicators, windows and
+// datatypes, the predefined communicator attributes, and the delete callbacks MPI_Finalize runs.
 #include "mpi/attr.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/world.hpp"
+#include "mpi/intercomm.hpp"
 #include "mpi/shim.hpp"
 #include "mpi/topo.hpp"
 
@@ -18,10 +19,10 @@ using namespace mgen::mpi::abi;
 namespace {
 
 // What a keyval attaches to: MPI refuses a communicator keyval on a window and the reverse.
-enum class Object : uint8_t { kComm, kWin };
+enum class Object : uint8_t { kComm, kWin, kType };
 
-// Callbacks are stored with the communicator signature: the window ones differ only in the
-// handle type, and MPI_Comm and MPI_Win are both int in MPICH's ABI.
+// Callbacks are stored with the communicator signature: the window and datatype ones differ
+// only in the handle type, and MPI_Comm, MPI_Win and MPI_Datatype are all int in MPICH's ABI.
 struct Keyval {
   MPI_Comm_copy_attr_function* copy = nullptr;
   MPI_Comm_delete_attr_function* del = nullptr;
@@ -34,9 +35,18 @@ struct Keyval {
 // MPI_COMM_SELF in reverse order, MPI-4 §11.2.4).
 using AttrList = std::vector<std::pair<int, void*>>;
 
+// The attributes of a freed datatype handle whose type is still referenced (by types built
+// from it, or by pending operations): deleted when the type itself goes.
+struct Deferred {
+  int handle;
+  std::weak_ptr<DType> type;
+  AttrList list;
+};
+
 struct RankAttrs {
   std::vector<Keyval> keyvals;              // user keyval k at index k - kFirstKeyval
-  std::unordered_map<int, AttrList> attrs;  // by communicator or window handle
+  std::unordered_map<int, AttrList> attrs;  // by communicator, window or datatype handle (kinds differ)
+  std::vector<Deferred> deferred;
 };
 
 // User keyvals are small integers, apart from the predefined ones (0x644000xx, 0x660000xx).
@@ -133,6 +143,24 @@ void delete_all(int handle) {
     run_delete(handle, it->first, it->second);
 }
 
+// The attributes of `from` given to its duplicate `to` through their copy callbacks. A callback's
+// error fails the duplication (MPI-4 §7.7.2); the caller then frees the duplicate.
+void copy_all(int from, int to) {
+  auto& all = mine().attrs;
+  auto l = all.find(from);
+  if (l == all.end()) return;
+  const AttrList list = l->second;  // callbacks may set attributes
+  for (const auto& [k, value] : list) {
+    const Keyval& kv = set_keyval(k);
+    if (kv.copy == nullptr) continue;  // MPI_*_NULL_COPY_FN
+    void* out = nullptr;
+    int flag = 0;
+    const int rc = kv.copy(from, k, kv.extra, value, &out, &flag);
+    if (rc != MPI_SUCCESS) fail(rc, fmt::format("the copy callback of keyval {} returned {}", k, rc));
+    if (flag) mine().attrs[to].emplace_back(k, out);
+  }
+}
+
 // The predefined communicator attributes (MPI-4 §11.1.2); values live as long as the rank.
 struct Predefined {
   int tag_ub = MGEN_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, universe = 0, appnum = 0;
@@ -179,19 +207,59 @@ namespace mgen::mpi::abi {
 
 void copy_attrs(MPI_Comm from, MPI_Comm to) {
   copy_topology(from, to);
-  auto& all = mine().attrs;
-  auto l = all.find(from);
-  if (l == all.end()) return;
-  const AttrList list = l->second;  // callbacks may set attributes
-  for (const auto& [k, value] : list) {
-    const Keyval& kv = set_keyval(k);
-    if (kv.copy == nullptr) continue;  // MPI_COMM_NULL_COPY_FN
-    void* out = nullptr;
-    int flag = 0;
-    const int rc = kv.copy(from, k, kv.extra, value, &out, &flag);
-    if (rc != MPI_SUCCESS) fail(rc, fmt::format("the copy callback of keyval {} returned {}", k, rc));
-    if (flag) mine().attrs[to].emplace_back(k, out);
+  copy_all(from, to);
+}
+
+void copy_attrs_or_free(MPI_Comm from, MPI_Comm* to) {
+  try {
+    copy_attrs(from, *to);
+  } catch (...) {
+    // A copy callback failed: the duplicate goes (MPICH returns MPI_COMM_NULL).
+    forget_attrs(*to);
+    forget_topology(*to);
+    forget_inter(*to);
+    MGEN_Comm h = comm(*to);
+    MGEN_Comm_free(&h);
+    *to = MPI_COMM_NULL;
+    throw;
   }
+}
+
+void copy_type_attrs(MPI_Datatype from, MPI_Datatype to) {
+  copy_all(from, to);
+}
+
+void free_type_attrs(MPI_Datatype t, const std::shared_ptr<DType>& type) {
+  RankAttrs& r = mine();
+  auto l = r.attrs.find(t);
+  if (l == r.attrs.end()) return;
+  // MPICH deletes a datatype's attributes when the type is destroyed, after its last
+  // reference: freeing a type that a duplicate was made from runs nothing yet.
+  if (type.use_count() <= 2) {  // the handle's slot and `type`: nobody else
+    delete_all(t);
+    return;
+  }
+  r.deferred.push_back(Deferred{t, type, std::move(l->second)});
+  r.attrs.erase(l);
+}
+
+void sweep_type_attrs() {
+  RankAttrs& r = mine();
+  for (size_t i = 0; i < r.deferred.size();) {
+    if (!r.deferred[i].type.expired()) {
+      ++i;
+      continue;
+    }
+    Deferred d = std::move(r.deferred[i]);
+    r.deferred.erase(r.deferred.begin() + static_cast<std::ptrdiff_t>(i));
+    for (auto it = d.list.rbegin(); it != d.list.rend(); ++it)
+      run_delete(d.handle, it->first, it->second);
+    i = 0;  // callbacks may free types too
+  }
+}
+
+void forget_attrs(int handle) {
+  mine().attrs.erase(handle);
 }
 
 void delete_attrs(MPI_Comm c) {
@@ -353,6 +421,7 @@ MGEN_MPI_ALIAS(Win_delete_attr)
 namespace mgen::mpi::abi {
 
 bool win_user_attr(MPI_Win w, int keyval, void** value) {
+  find_keyval(keyval, Object::kWin);
   return get_attr(w, keyval, value);
 }
 
@@ -361,3 +430,56 @@ void delete_win_attrs(MPI_Win w) {
 }
 
 }  // namespace mgen::mpi::abi
+
+// ---- datatypes
+
+extern "C" {
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy, MPI_Type_delete_attr_function* del, int* keyval,
+                            void* extra) {
+  return call("MPI_Type_create_keyval", MPI_COMM_WORLD, [&] {
+    *keyval = create_keyval(reinterpret_cast<MPI_Comm_copy_attr_function*>(copy),
+                            reinterpret_cast<MPI_Comm_delete_attr_function*>(del), extra, Object::kType);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_create_keyval)
+
+int PMPI_Type_free_keyval(int* keyval) {
+  return call("MPI_Type_free_keyval", MPI_COMM_WORLD, [&] {
+    free_keyval(keyval, Object::kType);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_free_keyval)
+
+int PMPI_Type_set_attr(MPI_Datatype t, int keyval, void* value) {
+  return call("MPI_Type_set_attr", MPI_COMM_WORLD, [&] {
+    dtype_any(t);
+    set_attr(t, keyval, value, Object::kType);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_set_attr)
+
+int PMPI_Type_get_attr(MPI_Datatype t, int keyval, void* value, int* flag) {
+  return call("MPI_Type_get_attr", MPI_COMM_WORLD, [&] {
+    dtype_any(t);
+    if (value == nullptr || flag == nullptr) fail(MPI_ERR_ARG, "null value or flag");
+    find_keyval(keyval, Object::kType);
+    *flag = get_attr(t, keyval, static_cast<void**>(value)) ? 1 : 0;
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_get_attr)
+
+int PMPI_Type_delete_attr(MPI_Datatype t, int keyval) {
+  return call("MPI_Type_delete_attr", MPI_COMM_WORLD, [&] {
+    dtype_any(t);
+    delete_attr(t, keyval, Object::kType);
+    return MPI_SUCCESS;
+  });
+}
+MGEN_MPI_ALIAS(Type_delete_attr)
+
+}  // extern "C"

@@ -127,7 +127,7 @@ int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
     MGEN_Comm n = MGEN_COMM_NULL;
     MGEN_Comm_dup(comm(c), &n);
     *newcomm = to_mpi_comm(n);
-    copy_attrs(c, *newcomm);
+    copy_attrs_or_free(c, newcomm);
     auto it = state().comm_errhandler.find(c);
     if (it != state().comm_errhandler.end()) state().comm_errhandler[*newcomm] = it->second;
     return MPI_SUCCESS;
@@ -147,7 +147,7 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* req) {
   return call("MPI_Comm_idup", c, [&] {
     if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
     *newcomm = dup_now(c);
-    copy_attrs(c, *newcomm);
+    copy_attrs_or_free(c, newcomm);
     auto it = state().comm_errhandler.find(c);
     if (it != state().comm_errhandler.end()) state().comm_errhandler[*newcomm] = it->second;
     if (is_inter(c)) {

@@ -7,19 +7,13 @@
 #include <cstring>
 #include <optional>
 
-#include "mpi/shim.hpp"
+#include "mpi/attr.hpp"
+#include "mpi/datatype.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
 
 namespace {
-
-// One block of a new type: `count` elements of `type` starting `disp` bytes in.
-struct TypeBlock {
-  int64_t disp;
-  int count;
-  MPI_Datatype type;
-};
 
 // Element runs beyond this many are not kept (MPI_Get_elements then counts whole elements only).
 constexpr size_t kMaxElementRuns = 4096;
@@ -47,7 +41,10 @@ void append_elems(DType& t, const DType& o, uint64_t times) {
   }
 }
 
-// Builds a type from blocks (every constructor reduces to this).
+}  // namespace
+
+namespace mgen::mpi::abi {
+
 DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   DType t;
   t.committed = false;
@@ -63,9 +60,13 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
     // Empty blocks (and members of no size) take no part in the bounds (MPICH).
     if (b.count == 0 || o.size == 0) continue;
     const int64_t ext = o.extent();
-    for (int i = 0; i < b.count; ++i) {
-      const int64_t at = b.disp + static_cast<int64_t>(i) * ext;
-      for (const auto& [off, len] : o.segs) {
+    // Elements that abut make one segment however many there are (large counts).
+    const bool dense = o.dense();
+    const int64_t times = dense ? 1 : b.count;
+    for (int64_t i = 0; i < times; ++i) {
+      const int64_t at = b.disp + i * ext;
+      for (auto [off, len] : o.segs) {
+        if (dense) len *= static_cast<uint64_t>(b.count);
         if (!t.segs.empty() && t.segs.back().first + static_cast<int64_t>(t.segs.back().second) == at + off) {
           t.segs.back().second += len;
         } else if (len > 0) {
@@ -107,6 +108,23 @@ DType build(const std::vector<TypeBlock>& blocks, int combiner) {
   return t;
 }
 
+void record(DType& t, TypeArgs args) {
+  t.c_ints = std::move(args.ints);
+  t.c_addrs = std::move(args.addrs);
+  t.c_types.clear();
+  for (MPI_Datatype h : args.types) {
+    if (auto d = derived_shared(h)) {
+      t.c_types.push_back({MPI_DATATYPE_NULL, std::move(d)});
+    } else {
+      t.c_types.push_back({h, nullptr});
+    }
+  }
+}
+
+}  // namespace mgen::mpi::abi
+
+namespace {
+
 // MPICH pads a struct's extent to the alignment of its most aligned member, as a C compiler
 // pads the struct it describes (double + int: 16 bytes, not 12), unless every member is of
 // one type (MPICH then builds it as an hindexed type, which is not padded).
@@ -126,8 +144,22 @@ void pad_struct(DType& t, const std::vector<TypeBlock>& blocks) {
   if (rest != 0) t.ub += t.align - rest;
 }
 
-MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner) {
-  return add_type(build(blocks, combiner));
+MPI_Datatype make(const std::vector<TypeBlock>& blocks, int combiner, TypeArgs args) {
+  DType t = build(blocks, combiner);
+  record(t, std::move(args));
+  return add_type(std::move(t));
+}
+
+std::vector<int> ints_of(int n, const int* v) {
+  return v == nullptr ? std::vector<int>{} : std::vector<int>(v, v + std::max(n, 0));
+}
+std::vector<MPI_Aint> addrs_of(int n, const MPI_Aint* v) {
+  return v == nullptr ? std::vector<MPI_Aint>{} : std::vector<MPI_Aint>(v, v + std::max(n, 0));
+}
+template <class... V>
+std::vector<int> cat(std::vector<int> a, const V&... more) {
+  (a.insert(a.end(), more.begin(), more.end()), ...);
+  return a;
 }
 
 }  // namespace
@@ -136,7 +168,7 @@ extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* out) {
   return call("MPI_Type_contiguous", MPI_COMM_WORLD, [&] {
-    *out = make({{0, count, old}}, MPI_COMBINER_CONTIGUOUS);
+    *out = make({{0, count, old}}, MPI_COMBINER_CONTIGUOUS, {{count}, {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -149,7 +181,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old, M
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(i) * stride * ext, blocklength, old});
-    *out = make(b, MPI_COMBINER_VECTOR);
+    *out = make(b, MPI_COMBINER_VECTOR, {{count, blocklength, stride}, {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -161,7 +193,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(i) * stride, blocklength, old});
-    *out = make(b, MPI_COMBINER_HVECTOR);
+    *out = make(b, MPI_COMBINER_HVECTOR, {{count, blocklength}, {stride}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -179,7 +211,7 @@ int PMPI_Type_indexed(int count, const int lens[], const int displs[], MPI_Datat
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(displs[i]) * ext, lens[i], old});
-    *out = make(b, MPI_COMBINER_INDEXED);
+    *out = make(b, MPI_COMBINER_INDEXED, {cat({count}, ints_of(count, lens), ints_of(count, displs)), {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -192,7 +224,7 @@ int PMPI_Type_create_hindexed(int count, const int lens[], const MPI_Aint displs
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({displs[i], lens[i], old});
-    *out = make(b, MPI_COMBINER_HINDEXED);
+    *out = make(b, MPI_COMBINER_HINDEXED, {cat({count}, ints_of(count, lens)), addrs_of(count, displs), {old}});
     return MPI_SUCCESS;
   });
 }
@@ -205,7 +237,7 @@ int PMPI_Type_create_indexed_block(int count, int len, const int displs[], MPI_D
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({static_cast<int64_t>(displs[i]) * ext, len, old});
-    *out = make(b, MPI_COMBINER_INDEXED_BLOCK);
+    *out = make(b, MPI_COMBINER_INDEXED_BLOCK, {cat({count, len}, ints_of(count, displs)), {}, {old}});
     return MPI_SUCCESS;
   });
 }
@@ -217,7 +249,7 @@ int PMPI_Type_create_hindexed_block(int count, int len, const MPI_Aint displs[],
     std::vector<TypeBlock> b;
     for (int i = 0; i < count; ++i)
       b.push_back({displs[i], len, old});
-    *out = make(b, MPI_COMBINER_HINDEXED_BLOCK);
+    *out = make(b, MPI_COMBINER_HINDEXED_BLOCK, {{count, len}, addrs_of(count, displs), {old}});
     return MPI_SUCCESS;
   });
 }
@@ -244,6 +276,8 @@ int PMPI_Type_create_struct(int count, const int lens[], const MPI_Aint displs[]
     pad_struct(t, b);
     if (lb_mark) t.lb = *lb_mark;
     if (ub_mark) t.ub = *ub_mark;
+    record(t, {cat({count}, ints_of(count, lens)), addrs_of(count, displs),
+               std::vector<MPI_Datatype>(types, types + count)});
     *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });
@@ -260,6 +294,7 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
     DType t = build({{0, 1, old}}, MPI_COMBINER_RESIZED);
     t.lb = lb;
     t.ub = lb + extent;
+    record(t, {{}, {lb, extent}, {old}});
     *out = add_type(std::move(t));
     return MPI_SUCCESS;
   });
@@ -272,7 +307,18 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype* out) {
     t.predefined = false;
     t.committed = true;
     t.combiner = MPI_COMBINER_DUP;
-    *out = add_type(std::move(t));
+    record(t, {{}, {}, {old}});
+    const MPI_Datatype dup = add_type(std::move(t));
+    try {
+      copy_type_attrs(old, dup);
+    } catch (...) {
+      // A copy callback failed: no duplicate (MPICH returns MPI_DATATYPE_NULL).
+      forget_attrs(dup);
+      state().types[static_cast<uint32_t>(dup) & 0x03ffffffu].reset();
+      *out = MPI_DATATYPE_NULL;
+      throw;
+    }
+    *out = dup;
     return MPI_SUCCESS;
   });
 }
@@ -293,10 +339,14 @@ MGEN_MPI_ALIAS(Type_commit)
 int PMPI_Type_free(MPI_Datatype* type) {
   return call("MPI_Type_free", MPI_COMM_WORLD, [&] {
     if (derived(*type) == nullptr) fail(MPI_ERR_TYPE, "MPI_Type_free of a predefined or invalid datatype");
-    // The handle is free; requests and non-blocking collectives still using the type hold
-    // their own reference to it.
+    std::shared_ptr<DType> t = derived_shared(*type);
+    free_type_attrs(*type, t);
+    // The handle is free; requests and non-blocking collectives still using the type, and
+    // types built from it, hold their own reference to it.
     state().types[static_cast<uint32_t>(*type) & 0x03ffffffu].reset();
     *type = MPI_DATATYPE_NULL;
+    t.reset();
+    sweep_type_attrs();
     return MPI_SUCCESS;
   });
 }
@@ -381,9 +431,14 @@ MGEN_MPI_ALIAS(Address)
 
 int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
   return call("MPI_Type_set_name", MPI_COMM_WORLD, [&] {
-    DType* d = derived(type);
-    if (d == nullptr) fail(MPI_ERR_TYPE, "cannot rename a predefined datatype");
-    d->name = name;
+    if (name == nullptr) fail(MPI_ERR_ARG, "null name");
+    // MPICH renames predefined types too (for the calling process only).
+    if (DType* d = derived(type)) {
+      d->name = name;
+    } else {
+      dtype_any(type);
+      state().type_names[type] = name;
+    }
     return MPI_SUCCESS;
   });
 }
@@ -392,7 +447,9 @@ MGEN_MPI_ALIAS(Type_set_name)
 int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
   return call("MPI_Type_get_name", MPI_COMM_WORLD, [&] {
     const DType& t = dtype_any(type);
-    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t.name.c_str());
+    auto renamed = state().type_names.find(type);
+    const std::string& n = t.predefined && renamed != state().type_names.end() ? renamed->second : t.name;
+    std::snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n.c_str());
     *resultlen = static_cast<int>(std::strlen(name));
     return MPI_SUCCESS;
   });

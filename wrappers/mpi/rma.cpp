@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/world.hpp"
+#include "mpi/attr.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -269,6 +270,7 @@ int PMPI_Win_free(MPI_Win* w) {
     const std::string open = open_epoch(x);
     if (!open.empty()) fail(MPI_ERR_RMA_SYNC, open);
     complete_pending(x);
+    delete_win_attrs(*w);
     MGEN_Barrier(x.comm);  // no rank frees memory others may still access
     MGEN_Comm_free(&x.comm);
     std::free(x.owned);
@@ -315,7 +317,7 @@ MGEN_MPI_ALIAS(Win_shared_query)
 
 int PMPI_Win_get_attr(MPI_Win w, int keyval, void* value, int* flag) {
   return win_call("MPI_Win_get_attr", w, [&] {
-    *flag = win_predefined_attr(w, keyval, value) ? 1 : 0;
+    *flag = win_predefined_attr(w, keyval, value) || win_user_attr(w, keyval, static_cast<void**>(value)) ? 1 : 0;
     return MPI_SUCCESS;
   });
 }

@@ -488,15 +488,24 @@ const DType& dtype_any(MPI_Datatype t) {
 }
 
 MPI_Datatype add_type(DType t) {
+  return add_type_shared(std::make_shared<DType>(std::move(t)));
+}
+
+MPI_Datatype add_type_shared(std::shared_ptr<DType> t) {
   RankState& st = state();
   for (size_t i = 0; i < st.types.size(); ++i) {
     if (!st.types[i]) {
-      st.types[i] = std::make_shared<DType>(std::move(t));
+      st.types[i] = std::move(t);
       return static_cast<MPI_Datatype>(kTypeKind | i);
     }
   }
-  st.types.push_back(std::make_shared<DType>(std::move(t)));
+  st.types.push_back(std::move(t));
   return static_cast<MPI_Datatype>(kTypeKind | (st.types.size() - 1));
+}
+
+std::shared_ptr<DType> derived_shared(MPI_Datatype t) {
+  if (derived(t) == nullptr) return nullptr;
+  return state().types[static_cast<uint32_t>(t) & ~kKindMask];
 }
 
 int mgen_op(MPI_Op op) {
@@ -525,8 +534,9 @@ void check_count(int count) {
 
 void check_buffer(const void* buf, int count, const DType& t) {
   // MPI_BOTTOM is the null pointer in MPICH: legal with a datatype of absolute addresses (its
-  // data do not start at offset 0), as MPICH decides it.
-  if (buf != nullptr || count <= 0 || t.true_lb != 0) return;
+  // data do not start at offset 0), as MPICH decides it. No bytes move with a type of size 0,
+  // so MPICH accepts a null buffer then too.
+  if (buf != nullptr || count <= 0 || t.size == 0 || t.true_lb != 0) return;
   if (const World* w = World::active(); w != nullptr && w->job().sizes_only) return;
   fail(MPI_ERR_BUFFER, fmt::format("null buffer pointer with count {}", count));
 }

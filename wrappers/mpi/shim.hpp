@@ -44,6 +44,16 @@ struct DType {
   bool committed = true;
   int combiner = MPI_COMBINER_NAMED;
   std::string name;
+  // How the type was built, for MPI_Type_get_envelope/contents: the constructor's integer,
+  // address and datatype arguments. A predefined member is kept as its handle, a derived one
+  // as the type itself (it outlives its handle's MPI_Type_free, as MPICH's reference counts do).
+  struct Member {
+    MPI_Datatype handle = MPI_DATATYPE_NULL;  // predefined
+    std::shared_ptr<DType> type;              // derived
+  };
+  std::vector<int> c_ints;
+  std::vector<MPI_Aint> c_addrs;
+  std::vector<Member> c_types;
 
   int64_t extent() const { return ub - lb; }
   // One segment starting where the element starts, and elements abut: a plain byte range.
@@ -102,6 +112,7 @@ struct RankState {
   std::vector<Errhandler> errhandlers;
   std::unordered_map<MPI_Comm, MPI_Errhandler> comm_errhandler;  // absent: MPI_ERRORS_ARE_FATAL
   std::unordered_map<MPI_Comm, std::string> comm_names;          // set by MPI_Comm_set_name
+  std::unordered_map<MPI_Datatype, std::string> type_names;      // predefined types renamed (MPICH allows it)
   std::unordered_map<MPI_Comm, uint32_t> nbc_seq;                // non-blocking collectives started per comm
   // While MPI_Start starts a persistent collective: the number its MPI_X_init took from
   // nbc_seq (persistent collectives match in the order they were initialised, MPI-4.0 §6.13).
@@ -147,11 +158,15 @@ DType* derived(MPI_Datatype t);          // null for predefined types
 // The same as dtype(), shared: what a pending operation keeps (the type outlives its free).
 std::shared_ptr<const DType> dtype_ref(MPI_Datatype t);
 MPI_Datatype add_type(DType t);
+// A new handle for an existing derived type (MPI_Type_get_contents), and the shared type
+// behind a derived handle (null for predefined or invalid ones).
+MPI_Datatype add_type_shared(std::shared_ptr<DType> t);
+std::shared_ptr<DType> derived_shared(MPI_Datatype t);
 int mgen_op(MPI_Op op);            // predefined: the MGEN op; user: fails unless `allow_user`
 const UserOp* user_op(MPI_Op op);  // null for predefined
 void check_count(int count);
 // A null buffer with a positive count fails with MPI_ERR_BUFFER (unless `t` holds absolute
-// addresses: MPI_BOTTOM).
+// addresses, MPI_BOTTOM, or has size 0: no bytes move).
 void check_buffer(const void* buf, int count, const DType& t);
 void set_status(MPI_Status* out, const MGEN_Status& in);
 void set_status_empty(MPI_Status* out);  // MPI's empty status (PROC_NULL, null requests)
