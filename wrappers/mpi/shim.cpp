@@ -665,6 +665,11 @@ bool world_complete(MGEN_Request inner) {
 // Host overheads were charged by whatever waited for it.
 int finish(MPI_Request* rp, MPI_Status* status) {
   Request& q = request(*rp);
+  if (q.kind == Request::Kind::kGeneralized) {
+    const int error = finish_generalized(q, status);
+    free_request(rp);
+    return error;
+  }
   MGEN_Status ms{};
   bool cancelled = false;
   int error = MPI_SUCCESS;
@@ -704,6 +709,15 @@ int finish(MPI_Request* rp, MPI_Status* status) {
   return error;
 }
 
+// MPI_Wait, MPI_Test, MPI_Recv...: a single completion reports an error by its return code and
+// leaves the status's MPI_ERROR as it was (MPI-4.0 §3.2.5, as MPICH does).
+void finish_single(MPI_Request* rp, MPI_Status* status) {
+  const bool has = status != MPI_STATUS_IGNORE && status != nullptr;
+  const int before = has ? status->MPI_ERROR : MPI_SUCCESS;
+  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  if (has) status->MPI_ERROR = before;
+}
+
 // Blocks until one of `qs` (world request indices) completes.
 void block_any(std::vector<uint32_t>& qs) {
   if (qs.empty()) fail(MPI_ERR_INTERN, "waiting on nothing");
@@ -724,6 +738,8 @@ bool is_complete(MPI_Request r) {
   switch (q.kind) {
     case Request::Kind::kP2P:
       return world_complete(q.inner);
+    case Request::Kind::kGeneralized:
+      return q.grequest.done;
     default:
       return true;
   }
@@ -756,7 +772,7 @@ void wait(MPI_Request* rp, MPI_Status* status) {
     const uint32_t w = static_cast<uint32_t>(q.inner - 1);
     scope().world().wait_all(scope().rank(), &w, 1);  // charges the receive overhead
   }
-  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  finish_single(rp, status);
 }
 
 bool test(MPI_Request* rp, MPI_Status* status) {
@@ -773,7 +789,7 @@ bool test(MPI_Request* rp, MPI_Status* status) {
     }
     if (!is_complete(*rp)) return false;
   }
-  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  finish_single(rp, status);
   return true;
 }
 

@@ -53,7 +53,8 @@ struct DType {
 // ------------------------------------------------------------------ requests
 struct Request {
   // kP2P: a world request, point-to-point or a non-blocking collective's helper (nbc.cpp).
-  enum class Kind : uint8_t { kFree, kP2P, kDone } kind = Kind::kFree;
+  // kGeneralized: MPI_Grequest_start's (p2p_requests.cpp), complete once `grequest.done`.
+  enum class Kind : uint8_t { kFree, kP2P, kDone, kGeneralized } kind = Kind::kFree;
   MGEN_Request inner = MGEN_REQUEST_NULL;  // kP2P while active
   bool persistent = false, active = false;
   // A receive of a non-dense datatype lands in `temp` and is unpacked on completion.
@@ -71,7 +72,17 @@ struct Request {
   int peer = 0, tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   MGEN_Status done_status{};  // kDone
+  struct Generalized {
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+    bool done = false;  // MPI_Grequest_complete was called
+  } grequest;           // kGeneralized
 };
+
+// Completes a generalized request (shim.cpp's finish): its query and free callbacks.
+int finish_generalized(Request& q, MPI_Status* status);
 
 // A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
 // apply it (slots are never reused, so a handle keeps naming its function).
