@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/world.hpp"
+#include "mpi/info.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -350,9 +351,10 @@ int PMPI_Win_get_name(MPI_Win w, char* name, int* resultlen) {
 }
 MGEN_MPI_ALIAS(Win_get_name)
 
-int PMPI_Win_set_info(MPI_Win w, MPI_Info) {
+int PMPI_Win_set_info(MPI_Win w, MPI_Info info) {
   return win_call("MPI_Win_set_info", w, [&] {
-    win(w);  // hints are accepted and ignored: they do not change the model
+    win(w);  // hints are kept to be reported (info.cpp); they do not change the model
+    win_hints_set(w, info);
     return MPI_SUCCESS;
   });
 }
@@ -361,7 +363,8 @@ MGEN_MPI_ALIAS(Win_set_info)
 int PMPI_Win_get_info(MPI_Win w, MPI_Info* info) {
   return win_call("MPI_Win_get_info", w, [&] {
     win(w);
-    return PMPI_Info_create(info);  // a new info object, as MPI requires; no hints are kept
+    *info = win_hints_get(w);  // a new info object, as MPI requires: MPICH's keys
+    return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_get_info)
