@@ -98,6 +98,10 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI
         return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
       case MPI_COMM_TYPE_SHARED:
         return PMPI_Comm_split(c, node, key, newcomm);
+      case MPIX_COMM_TYPE_NEIGHBORHOOD:
+        // MPICH's extension splits by shared file systems or network hints; mgen models
+        // neither, and MPICH too answers MPI_COMM_NULL to hints it cannot honour.
+        return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
       case MPI_COMM_TYPE_HW_GUIDED:
         // The only hardware level mgen models is the node, and the info hints that would name
         // it are not kept: as MPI says for an unrecognised resource type, MPI_COMM_NULL.

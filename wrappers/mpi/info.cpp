@@ -156,6 +156,11 @@ void comm_hints_forget(MPI_Comm c) {
   mine().comm_hints.erase(c);
 }
 
+void win_hints_create(MPI_Win w, MPI_Info info) {
+  mine().win_hints.erase(w);
+  win_hints_set(w, info);
+}
+
 void win_hints_set(MPI_Win w, MPI_Info info) {
   apply(mine().win_hints[w], win_defaults(), info);
 }

@@ -25,6 +25,7 @@ MPI_Info comm_hints_get(MPI_Comm c);
 void comm_hints_forget(MPI_Comm c);  // the communicator was freed
 
 // Window hints (MPI_Win_set_info / MPI_Win_get_info), likewise.
+void win_hints_create(MPI_Win w, MPI_Info info);  // a new window (its handle may be reused)
 void win_hints_set(MPI_Win w, MPI_Info info);
 MPI_Info win_hints_get(MPI_Win w);
 

@@ -187,19 +187,21 @@ std::vector<int> window_ranks(Win& w, MPI_Group g) {
 
 extern "C" {
 
-int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, MPI_Win* w) {
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, MPI_Win* w) {
   return call("MPI_Win_create", c, [&] {
     *w = create(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, c, nullptr);
+    win_hints_create(*w, info);
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_create)
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* baseptr, MPI_Win* w) {
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, void* baseptr, MPI_Win* w) {
   return call("MPI_Win_allocate", c, [&] {
     void* mem = allocate(size);
     try {
       *w = create(MPI_WIN_FLAVOR_ALLOCATE, mem, size, disp_unit, c, mem);
+      win_hints_create(*w, info);
     } catch (...) {
       std::free(mem);
       throw;
@@ -210,18 +212,20 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* 
 }
 MGEN_MPI_ALIAS(Win_allocate)
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* baseptr, MPI_Win* w) {
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, void* baseptr, MPI_Win* w) {
   return call("MPI_Win_allocate_shared", c, [&] {
     *w = create(MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, c, nullptr);
+    win_hints_create(*w, info);
     *static_cast<void**>(baseptr) = win(*w).attr_base;
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_allocate_shared)
 
-int PMPI_Win_create_dynamic(MPI_Info, MPI_Comm c, MPI_Win* w) {
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm c, MPI_Win* w) {
   return call("MPI_Win_create_dynamic", c, [&] {
     *w = create(MPI_WIN_FLAVOR_DYNAMIC, MPI_BOTTOM, 0, 1, c, nullptr);
+    win_hints_create(*w, info);
     return MPI_SUCCESS;
   });
 }
