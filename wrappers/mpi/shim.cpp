@@ -295,8 +295,11 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   Rank& r = w->current();
   // MPI exists for a rank only between MPI_Init and MPI_Finalize; MPICH aborts any other call
   // (MPI_Initialized, MPI_Finalized, MPI_Get_version and the like need no Call).
-  const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0;
-  if (st.finalized || (!st.initialized && !init)) {
+  // The sessions model (MPI-4.0 §11.3) makes MPI usable while a session is open, and info
+  // objects usable at any time (§11.4.1).
+  const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0 ||
+                    std::strcmp(name, "MPI_Session_init") == 0 || std::strncmp(name, "MPI_Info_", 9) == 0;
+  if (st.sessions == 0 && (st.finalized || (!st.initialized && !init))) {
     api::binding() = api::Binding{};
     w->fail(
         fmt::format("rank {}: {} called {} (only queries such as MPI_Initialized and MPI_Finalized are allowed "

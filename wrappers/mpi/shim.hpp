@@ -116,6 +116,7 @@ struct RankState {
   void* bsend_buf = nullptr;
   int bsend_size = 0;
   bool initialized = false, finalized = false;
+  int sessions = 0;  // open MPI sessions (sessions.cpp): MPI is usable while any is open
   int thread_level = MPI_THREAD_SINGLE;
   double cpu_mark = 0;     // thread CPU seconds when the rank last left MPI
   int depth = 0;           // nesting of Calls (bindings calling bindings)
