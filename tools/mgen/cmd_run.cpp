@@ -363,8 +363,8 @@ void arm_wall_clock_limit() {
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
   if (end == env || *end != '\0' || v <= 0) return;  // as hydra: only a positive number of seconds
-  const std::string m = fmt::format(
-      "mgen run: APPLICATION TIMED OUT: the job ran longer than MPIEXEC_TIMEOUT={} s (wall clock)\n", v);
+  const std::string m =
+      fmt::format("mgen run: APPLICATION TIMED OUT: the job ran longer than MPIEXEC_TIMEOUT={} s (wall clock)\n", v);
   timeout_message_len = std::min(m.size(), sizeof timeout_message);
   std::memcpy(timeout_message, m.data(), timeout_message_len);
   std::signal(SIGALRM, on_timeout);

@@ -492,5 +492,4 @@ int PMPI_Group_free(MPI_Group* g) {
 }
 MGEN_MPI_ALIAS(Group_free)
 
-
 }  // extern "C"

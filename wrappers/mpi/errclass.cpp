@@ -24,9 +24,9 @@ constexpr int kDynamic = 0x40000000;
 struct ErrorClasses : World::Extension {
   explicit ErrorClasses(World& w) : ranks(w.size()) {}
   struct Rank {
-    std::map<int, int> classes;                // class -> how many codes it has
-    std::map<int, int> codes;                  // code -> its class
-    std::map<int, std::string> strings;        // code or class -> its string
+    std::map<int, int> classes;          // class -> how many codes it has
+    std::map<int, int> codes;            // code -> its class
+    std::map<int, std::string> strings;  // code or class -> its string
     int next_code = 1, last_class = 0;
   };
   std::vector<Rank> ranks;
@@ -156,8 +156,8 @@ int PMPIX_Delete_error_class(int errorclass) {
     auto it = r.classes.find(errorclass);
     if (it == r.classes.end()) fail(MPI_ERR_ARG, fmt::format("{:#x} is not a user-defined error class", errorclass));
     if (it->second > 0) {
-      fail(MPI_ERR_ARG, fmt::format("error class {:#x} still has {} error codes (delete them first)", errorclass,
-                                    it->second));
+      fail(MPI_ERR_ARG,
+           fmt::format("error class {:#x} still has {} error codes (delete them first)", errorclass, it->second));
     }
     r.classes.erase(it);
     r.strings.erase(errorclass);

@@ -51,7 +51,8 @@ void check_key(const char* key) {
   if (key == nullptr) fail(MPI_ERR_INFO_KEY, "null info key");
   const size_t n = std::strlen(key);
   if (n == 0) fail(MPI_ERR_INFO_KEY, "empty info key");
-  if (n > MPI_MAX_INFO_KEY) fail(MPI_ERR_INFO_KEY, fmt::format("info key of {} characters (at most {})", n, MPI_MAX_INFO_KEY));
+  if (n > MPI_MAX_INFO_KEY)
+    fail(MPI_ERR_INFO_KEY, fmt::format("info key of {} characters (at most {})", n, MPI_MAX_INFO_KEY));
 }
 
 InfoKeys::iterator find(InfoKeys& keys, const std::string& key) {
@@ -77,11 +78,16 @@ void copy_out(const std::string& value, int room, char* out) {
 // MPICH 4.0.2's communicator hints and defaults (MPI_Comm_get_info on a new communicator).
 const InfoKeys& comm_defaults() {
   static const InfoKeys d = {
-      {"mpi_assert_no_any_tag", "false"},     {"mpi_assert_no_any_source", "false"},
-      {"mpi_assert_exact_length", "false"},   {"mpi_assert_allow_overtaking", "false"},
-      {"enable_multi_nic_striping", "true"},  {"enable_multi_nic_hashing", "true"},
-      {"multi_nic_pref_nic", "-1"},           {"sender_vci", "-1"},
-      {"receiver_vci", "-1"},                 {"vci", "-1"},
+      {"mpi_assert_no_any_tag", "false"},
+      {"mpi_assert_no_any_source", "false"},
+      {"mpi_assert_exact_length", "false"},
+      {"mpi_assert_allow_overtaking", "false"},
+      {"enable_multi_nic_striping", "true"},
+      {"enable_multi_nic_hashing", "true"},
+      {"multi_nic_pref_nic", "-1"},
+      {"sender_vci", "-1"},
+      {"receiver_vci", "-1"},
+      {"vci", "-1"},
   };
   return d;
 }

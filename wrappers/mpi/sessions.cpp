@@ -179,7 +179,7 @@ int PMPI_Comm_create_from_group(MPI_Group g, const char* stringtag, MPI_Info inf
   return call("MPI_Comm_create_from_group", MPI_COMM_WORLD, [&] {
     if (stringtag == nullptr) fail(MPI_ERR_ARG, "null string tag");
     if (newcomm == nullptr) fail(MPI_ERR_ARG, "null communicator pointer");
-    info_keys(info);  // validates
+    info_keys(info);             // validates
     uint32_t tag = 2166136261u;  // FNV-1a of the string tag
     for (const char* c = stringtag; *c != 0; ++c)
       tag = (tag ^ static_cast<unsigned char>(*c)) * 16777619u;
