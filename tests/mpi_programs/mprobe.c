@@ -137,6 +137,13 @@ int main(int argc, char** argv) {
   CHECK(st.MPI_SOURCE == 7 && st.MPI_TAG == 11, "Grequest status %d %d", st.MPI_SOURCE, st.MPI_TAG);
   MPI_Get_count(&st, MPI_INT, &count);
   CHECK(count == 3, "Grequest count %d", count);
+  /* MPI_Cancel calls the cancel callback, saying the request is not complete yet. */
+  MPI_Grequest_start(query_fn, free_fn, cancel_fn, calls, &g);
+  MPI_Cancel(&g);
+  CHECK(calls[2] == 1 && calls[0] == 1, "cancel callback %d", calls[2]);
+  MPI_Grequest_complete(g);
+  MPI_Wait(&g, MPI_STATUS_IGNORE);
+  CHECK(calls[0] == 2 && calls[1] == 2, "after the cancelled request: %d %d", calls[0], calls[1]);
 
   /* Status setters: large element counts and the cancelled bit are independent. */
   const MPI_Count big[3] = {60, 0x3654321f71234567LL, 0x7654321ff1234567LL};
