@@ -99,5 +99,23 @@ expect 3 "rank 0: MPI_Barrier called after MPI_Finalize" -- "$mgen" run -n 2 "$w
 expect 3 "rank 0: MPI_Finalize called after MPI_Finalize" -- "$mgen" run -n 2 "$work/order" twice
 expect 3 "rank 0: MPI_Send: MPI_ERR_BUFFER.*null buffer pointer with count 4" -- "$mgen" run -n 2 "$work/order" null
 
+# MPIEXEC_TIMEOUT (hydra's wall-clock limit) stops a program that spins on MPI_Wtime, as
+# mpiexec would (MPICH's init/timeout); without it the same program ends when its loop does.
+cat >"$work/spin.c" <<'C'
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const double until = atof(argv[1]), t0 = MPI_Wtime();
+  while (MPI_Wtime() - t0 < until) {
+  }
+  MPI_Finalize();
+  return 0;
+}
+C
+"$build/mgen-cc" -O1 -o "$work/spin" "$work/spin.c" || exit 1
+expect 124 "APPLICATION TIMED OUT.*MPIEXEC_TIMEOUT=1 s" -- env MPIEXEC_TIMEOUT=1 "$mgen" run -n 2 -q "$work/spin" 300
+expect 0 "" -- env MPIEXEC_TIMEOUT=30 "$mgen" run -n 2 -q "$work/spin" 0.2
+
 echo "$failures failure(s)"
 exit $((failures > 0))

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -344,6 +346,31 @@ void write_timeline(const std::string& path, const mpi::RunReport& r) {
 
 namespace {
 
+// MPIEXEC_TIMEOUT, as MPICH's mpiexec (hydra) reads it: the job's wall-clock limit in seconds.
+// When it expires the run stops at once with hydra's words, so a program that spins (on
+// MPI_Wtime, say) ends as it would under mpiexec.
+char timeout_message[160];
+size_t timeout_message_len = 0;
+
+void on_timeout(int) {
+  (void)!write(STDERR_FILENO, timeout_message, timeout_message_len);
+  _exit(124);  // as timeout(1)
+}
+
+void arm_wall_clock_limit() {
+  const char* env = std::getenv("MPIEXEC_TIMEOUT");
+  if (env == nullptr) return;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || v <= 0) return;  // as hydra: only a positive number of seconds
+  const std::string m =
+      fmt::format("mgen run: APPLICATION TIMED OUT: the job ran longer than MPIEXEC_TIMEOUT={} s (wall clock)\n", v);
+  timeout_message_len = std::min(m.size(), sizeof timeout_message);
+  std::memcpy(timeout_message, m.data(), timeout_message_len);
+  std::signal(SIGALRM, on_timeout);
+  alarm(static_cast<unsigned>(v));
+}
+
 int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (rest.empty()) throw std::invalid_argument("mgen run needs a PROGRAM");
   const config::MachineConfig m = o.job.machine.load();
@@ -386,6 +413,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
       mpi::mpi_program_status(status, by_exit);
     };
   }
+  arm_wall_clock_limit();
   const mpi::RunReport r = [&] {
     ProgressReporter progress(o.job.quiet);
     return mpi::run_job(setup, job, main, rest, progress.callback());

@@ -272,11 +272,6 @@ void finalize_attrs() {
   delete_all(MPI_COMM_WORLD);
 }
 
-// No MPI_Add_error_code yet: the predefined codes end at MPI_ERR_LASTCODE.
-int last_used_error_code() {
-  return MPI_ERR_LASTCODE;
-}
-
 }  // namespace mgen::mpi::abi
 
 extern "C" {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "mpi/attr.hpp"
+#include "mpi/info.hpp"
 #include "mpi/intercomm.hpp"
 #include "mpi/shim.hpp"
 
@@ -88,7 +89,7 @@ int PMPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* newcomm) {
 }
 MGEN_MPI_ALIAS(Comm_split)
 
-int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm* newcomm) {
+int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return call("MPI_Comm_split_type", c, [&] {
     const MGEN_Comm h = comm(c);
     const int node = static_cast<int>(scope().rank().node);
@@ -97,6 +98,10 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm
         return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
       case MPI_COMM_TYPE_SHARED:
         return PMPI_Comm_split(c, node, key, newcomm);
+      case MPIX_COMM_TYPE_NEIGHBORHOOD:
+        // MPICH's extension splits by shared file systems or network hints; mgen models
+        // neither, and MPICH too answers MPI_COMM_NULL to hints it cannot honour.
+        return PMPI_Comm_split(c, MPI_UNDEFINED, key, newcomm);
       case MPI_COMM_TYPE_HW_GUIDED:
         // The only hardware level mgen models is the node, and the info hints that would name
         // it are not kept: as MPI says for an unrecognised resource type, MPI_COMM_NULL.
@@ -111,6 +116,8 @@ int PMPI_Comm_split_type(MPI_Comm c, int split_type, int key, MPI_Info, MPI_Comm
         PMPI_Comm_size(sub, &n);
         MGEN_Comm_size(h, &all);
         if (n == all) PMPI_Comm_free(&sub);
+        // MPI-4.0 §7.4.2: the info names the resource type that was split on (hwloc's name).
+        if (sub != MPI_COMM_NULL && info != MPI_INFO_NULL) PMPI_Info_set(info, "mpi_hw_resource_type", "Machine");
         *newcomm = sub;
         return MPI_SUCCESS;
       }
@@ -135,8 +142,13 @@ int PMPI_Comm_dup(MPI_Comm c, MPI_Comm* newcomm) {
 }
 MGEN_MPI_ALIAS(Comm_dup)
 
-int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info, MPI_Comm* newcomm) {
-  return call("MPI_Comm_dup_with_info", c, [&] { return PMPI_Comm_dup(c, newcomm); });  // hints are ignored
+int PMPI_Comm_dup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm) {
+  return call("MPI_Comm_dup_with_info", c, [&] {
+    info_keys(info);  // validates
+    PMPI_Comm_dup(c, newcomm);
+    comm_hints_set(*newcomm, info);
+    return MPI_SUCCESS;
+  });
 }
 MGEN_MPI_ALIAS(Comm_dup_with_info)
 
@@ -159,8 +171,13 @@ int PMPI_Comm_idup(MPI_Comm c, MPI_Comm* newcomm, MPI_Request* req) {
 }
 MGEN_MPI_ALIAS(Comm_idup)
 
-int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info, MPI_Comm* newcomm, MPI_Request* req) {
-  return call("MPI_Comm_idup_with_info", c, [&] { return PMPI_Comm_idup(c, newcomm, req); });
+int PMPI_Comm_idup_with_info(MPI_Comm c, MPI_Info info, MPI_Comm* newcomm, MPI_Request* req) {
+  return call("MPI_Comm_idup_with_info", c, [&] {
+    info_keys(info);  // validates
+    const int rc = PMPI_Comm_idup(c, newcomm, req);
+    comm_hints_set(*newcomm, info);
+    return rc;
+  });
 }
 MGEN_MPI_ALIAS(Comm_idup_with_info)
 
@@ -172,11 +189,11 @@ int PMPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* newcomm) 
 }
 MGEN_MPI_ALIAS(Comm_create_group)
 
-// Hints: accepted and ignored (MPI lets an implementation ignore any); the info returned holds
-// none of them.
-int PMPI_Comm_set_info(MPI_Comm c, MPI_Info) {
+// Hints: kept and reported as MPICH does (the keys it knows, info.cpp); none changes the model.
+int PMPI_Comm_set_info(MPI_Comm c, MPI_Info info) {
   return call("MPI_Comm_set_info", c, [&] {
     comm(c);
+    comm_hints_set(c, info);
     return MPI_SUCCESS;
   });
 }
@@ -186,7 +203,8 @@ int PMPI_Comm_get_info(MPI_Comm c, MPI_Info* info) {
   return call("MPI_Comm_get_info", c, [&] {
     comm(c);
     if (info == nullptr) fail(MPI_ERR_ARG, "null info pointer");
-    return PMPI_Info_create(info);
+    *info = comm_hints_get(c);
+    return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Comm_get_info)
@@ -214,6 +232,7 @@ int PMPI_Comm_free(MPI_Comm* c) {
     state().comm_errhandler.erase(*c);
     state().comm_names.erase(*c);
     state().nbc_seq.erase(*c);
+    comm_hints_forget(*c);
     MGEN_Comm_free(&h);
     *c = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -472,22 +491,5 @@ int PMPI_Group_free(MPI_Group* g) {
   });
 }
 MGEN_MPI_ALIAS(Group_free)
-
-int PMPI_Info_create(MPI_Info* info) {
-  *info = static_cast<MPI_Info>(0x9c000001);  // keys are accepted and ignored
-  return MPI_SUCCESS;
-}
-MGEN_MPI_ALIAS(Info_create)
-
-int PMPI_Info_set(MPI_Info, const char*, const char*) {
-  return MPI_SUCCESS;
-}
-MGEN_MPI_ALIAS(Info_set)
-
-int PMPI_Info_free(MPI_Info* info) {
-  *info = MPI_INFO_NULL;
-  return MPI_SUCCESS;
-}
-MGEN_MPI_ALIAS(Info_free)
 
 }  // extern "C"

@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "core/world.hpp"
 #include "mgen/mpi/run.hpp"
 #include "mgen/mpix.h"
 #include "mpi/attr.hpp"
+#include "mpi/errclass.hpp"
 #include "mpi/shim.hpp"
 #include "mpi/unsupported.hpp"
 
@@ -228,8 +230,9 @@ int PMPI_Pcontrol(const int, ...) {
 MGEN_MPI_ALIAS(Pcontrol)
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
-  const char* t = error_text(errorcode);
-  const std::string s = t ? t : fmt::format("MPI error code {}", errorcode);
+  const std::optional<std::string> user = dynamic_error_string(errorcode);
+  const char* t = error_text(dynamic_error_class(errorcode).value_or(errorcode));
+  const std::string s = user ? *user : t ? t : fmt::format("MPI error code {}", errorcode);
   std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", s.c_str());
   *resultlen = static_cast<int>(std::min<size_t>(s.size(), MPI_MAX_ERROR_STRING - 1));
   return MPI_SUCCESS;
@@ -237,8 +240,8 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
 MGEN_MPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
-  // mgen's error codes are the classes themselves.
-  *errorclass = errorcode;
+  // mgen's own error codes are the classes themselves.
+  *errorclass = dynamic_error_class(errorcode).value_or(errorcode);
   return MPI_SUCCESS;
 }
 MGEN_MPI_ALIAS(Error_class)
@@ -252,6 +255,17 @@ int PMPI_Errhandler_set(MPI_Comm c, MPI_Errhandler e) {
   return PMPI_Comm_set_errhandler(c, e);
 }
 MGEN_MPI_ALIAS(Errhandler_set)
+
+// MPI-1's names (removed in MPI-3, still in MPICH): the same as the Comm_ functions.
+int PMPI_Errhandler_create(MPI_Comm_errhandler_function* fn, MPI_Errhandler* e) {
+  return PMPI_Comm_create_errhandler(fn, e);
+}
+MGEN_MPI_ALIAS(Errhandler_create)
+
+int PMPI_Errhandler_get(MPI_Comm c, MPI_Errhandler* e) {
+  return PMPI_Comm_get_errhandler(c, e);
+}
+MGEN_MPI_ALIAS(Errhandler_get)
 
 int PMPI_Comm_get_errhandler(MPI_Comm c, MPI_Errhandler* e) {
   return call("MPI_Comm_get_errhandler", c, [&] {

@@ -43,6 +43,16 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A hash of a group's members in order. Each step mixes in rank + 1 from a nonzero start:
+// mix(0) is 0, so hashing the bare ranks from 0 made {0, 1} hash like {1}, and two such groups
+// built in one run got the same context (MPICH's comm_group_rand deadlocked).
+uint64_t hash_members(const Group& g) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < g.size(); ++i)
+    h = mix(h ^ (static_cast<uint64_t>(g.world(i)) + 1));
+  return h;
+}
+
 // An even context clear of the reserved small ones (as Comm::derive_context makes them).
 uint64_t context_from(uint64_t seed) {
   return (mix(seed) & ~uint64_t{1}) | 0x100;
@@ -201,13 +211,12 @@ void create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm* out) {
   auto& groups = scope().rank().groups;
   if (h <= 0 || static_cast<size_t>(h) >= groups.size() || !groups[h]) fail(MPI_ERR_GROUP, "invalid group");
   const std::shared_ptr<const Group> sub = groups[h];
-  uint64_t members = 0;
   for (int i = 0; i < sub->size(); ++i) {
     if (parent.group->rank_of(sub->world(i)) < 0) {
       fail(MPI_ERR_GROUP, fmt::format("world rank {} of the group is not in the communicator", sub->world(i)));
     }
-    members = mix(members ^ sub->world(i));
   }
+  const uint64_t members = hash_members(*sub);
   if (sub->rank_of(scope().rank().rank) < 0) fail(MPI_ERR_GROUP, "the calling process is not in the group");
   // Only the group's members take part, so the parent's derivation count (which every member
   // of the parent must see alike) stays untouched: the context comes from the parent's, the
@@ -241,14 +250,12 @@ void intercomm_from_groups(MPI_Group local_group, int local_leader, MPI_Group re
     key = mix(key ^ static_cast<unsigned char>(*c));
   uint64_t sides = 0;
   for (const Group* g : {local.get(), remote.get()}) {
-    uint64_t h = 0;
     for (int i = 0; i < g->size(); ++i) {
       if (g == local.get() && remote->rank_of(g->world(i)) >= 0) {
         fail(MPI_ERR_GROUP, fmt::format("world rank {} is in both groups", g->world(i)));
       }
-      h = mix(h ^ g->world(i));
     }
-    sides += h;
+    sides += hash_members(*g);
   }
   key = mix(key ^ mix(sides) ^ 0xf20a);
   const uint32_t seq = per_rank().create_group_seq[key]++;

@@ -507,6 +507,10 @@ int PMPI_Cancel(MPI_Request* r) {
     // cancelling sends) and MPI_Test_cancelled reports false for it.
     if (q.kind == XRequest::Kind::kP2P && q.active && q.op == SendOp::kRecv) {
       scope().world().cancel(scope().rank(), static_cast<uint32_t>(q.inner - 1));
+    } else if (q.kind == XRequest::Kind::kGeneralized) {
+      // MPI-4.0 §13.2: the cancel callback, told whether the request is already complete.
+      const int rc = q.grequest.cancel(q.grequest.extra_state, q.grequest.done ? 1 : 0);
+      if (rc != MPI_SUCCESS) fail(rc, "the generalized request's cancel function returned an error");
     }
     return MPI_SUCCESS;
   });

@@ -10,6 +10,7 @@
 
 #include "core/world.hpp"
 #include "mpi/attr.hpp"
+#include "mpi/info.hpp"
 
 using namespace mgen::mpi;
 using namespace mgen::mpi::abi;
@@ -187,19 +188,21 @@ std::vector<int> window_ranks(Win& w, MPI_Group g) {
 
 extern "C" {
 
-int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, MPI_Win* w) {
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, MPI_Win* w) {
   return call("MPI_Win_create", c, [&] {
     *w = create(MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, c, nullptr);
+    win_hints_create(*w, info);
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_create)
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* baseptr, MPI_Win* w) {
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, void* baseptr, MPI_Win* w) {
   return call("MPI_Win_allocate", c, [&] {
     void* mem = allocate(size);
     try {
       *w = create(MPI_WIN_FLAVOR_ALLOCATE, mem, size, disp_unit, c, mem);
+      win_hints_create(*w, info);
     } catch (...) {
       std::free(mem);
       throw;
@@ -210,18 +213,20 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* 
 }
 MGEN_MPI_ALIAS(Win_allocate)
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm c, void* baseptr, MPI_Win* w) {
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c, void* baseptr, MPI_Win* w) {
   return call("MPI_Win_allocate_shared", c, [&] {
     *w = create(MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, c, nullptr);
+    win_hints_create(*w, info);
     *static_cast<void**>(baseptr) = win(*w).attr_base;
     return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_allocate_shared)
 
-int PMPI_Win_create_dynamic(MPI_Info, MPI_Comm c, MPI_Win* w) {
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm c, MPI_Win* w) {
   return call("MPI_Win_create_dynamic", c, [&] {
     *w = create(MPI_WIN_FLAVOR_DYNAMIC, MPI_BOTTOM, 0, 1, c, nullptr);
+    win_hints_create(*w, info);
     return MPI_SUCCESS;
   });
 }
@@ -352,9 +357,10 @@ int PMPI_Win_get_name(MPI_Win w, char* name, int* resultlen) {
 }
 MGEN_MPI_ALIAS(Win_get_name)
 
-int PMPI_Win_set_info(MPI_Win w, MPI_Info) {
+int PMPI_Win_set_info(MPI_Win w, MPI_Info info) {
   return win_call("MPI_Win_set_info", w, [&] {
-    win(w);  // hints are accepted and ignored: they do not change the model
+    win(w);  // hints are kept to be reported (info.cpp); they do not change the model
+    win_hints_set(w, info);
     return MPI_SUCCESS;
   });
 }
@@ -363,7 +369,8 @@ MGEN_MPI_ALIAS(Win_set_info)
 int PMPI_Win_get_info(MPI_Win w, MPI_Info* info) {
   return win_call("MPI_Win_get_info", w, [&] {
     win(w);
-    return PMPI_Info_create(info);  // a new info object, as MPI requires; no hints are kept
+    *info = win_hints_get(w);  // a new info object, as MPI requires: MPICH's keys
+    return MPI_SUCCESS;
   });
 }
 MGEN_MPI_ALIAS(Win_get_info)

@@ -315,8 +315,11 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   Rank& r = w->current();
   // MPI exists for a rank only between MPI_Init and MPI_Finalize; MPICH aborts any other call
   // (MPI_Initialized, MPI_Finalized, MPI_Get_version and the like need no Call).
-  const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0;
-  if (st.finalized || (!st.initialized && !init)) {
+  // The sessions model (MPI-4.0 §11.3) makes MPI usable while a session is open, and info
+  // objects usable at any time (§11.4.1).
+  const bool init = std::strcmp(name, "MPI_Init") == 0 || std::strcmp(name, "MPI_Init_thread") == 0 ||
+                    std::strcmp(name, "MPI_Session_init") == 0 || std::strncmp(name, "MPI_Info_", 9) == 0;
+  if (st.sessions == 0 && (st.finalized || (!st.initialized && !init))) {
     api::binding() = api::Binding{};
     w->fail(
         fmt::format("rank {}: {} called {} (only queries such as MPI_Initialized and MPI_Finalized are allowed "
@@ -696,6 +699,11 @@ bool world_complete(MGEN_Request inner) {
 // Host overheads were charged by whatever waited for it.
 int finish(MPI_Request* rp, MPI_Status* status) {
   Request& q = request(*rp);
+  if (q.kind == Request::Kind::kGeneralized) {
+    const int error = finish_generalized(q, status);
+    free_request(rp);
+    return error;
+  }
   MGEN_Status ms{};
   bool cancelled = false;
   int error = MPI_SUCCESS;
@@ -735,6 +743,15 @@ int finish(MPI_Request* rp, MPI_Status* status) {
   return error;
 }
 
+// MPI_Wait, MPI_Test, MPI_Recv...: a single completion reports an error by its return code and
+// leaves the status's MPI_ERROR as it was (MPI-4.0 §3.2.5, as MPICH does).
+void finish_single(MPI_Request* rp, MPI_Status* status) {
+  const bool has = status != MPI_STATUS_IGNORE && status != nullptr;
+  const int before = has ? status->MPI_ERROR : MPI_SUCCESS;
+  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  if (has) status->MPI_ERROR = before;
+}
+
 // Blocks until one of `qs` (world request indices) completes.
 void block_any(std::vector<uint32_t>& qs) {
   if (qs.empty()) fail(MPI_ERR_INTERN, "waiting on nothing");
@@ -755,6 +772,8 @@ bool is_complete(MPI_Request r) {
   switch (q.kind) {
     case Request::Kind::kP2P:
       return world_complete(q.inner);
+    case Request::Kind::kGeneralized:
+      return q.grequest.done;
     default:
       return true;
   }
@@ -787,7 +806,7 @@ void wait(MPI_Request* rp, MPI_Status* status) {
     const uint32_t w = static_cast<uint32_t>(q.inner - 1);
     scope().world().wait_all(scope().rank(), &w, 1);  // charges the receive overhead
   }
-  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  finish_single(rp, status);
 }
 
 bool test(MPI_Request* rp, MPI_Status* status) {
@@ -804,7 +823,7 @@ bool test(MPI_Request* rp, MPI_Status* status) {
     }
     if (!is_complete(*rp)) return false;
   }
-  if (finish(rp, status) != MPI_SUCCESS) fail(MPI_ERR_TRUNCATE, state().error_text);
+  finish_single(rp, status);
   return true;
 }
 

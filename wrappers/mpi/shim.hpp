@@ -63,7 +63,8 @@ struct DType {
 // ------------------------------------------------------------------ requests
 struct Request {
   // kP2P: a world request, point-to-point or a non-blocking collective's helper (nbc.cpp).
-  enum class Kind : uint8_t { kFree, kP2P, kDone } kind = Kind::kFree;
+  // kGeneralized: MPI_Grequest_start's (p2p_requests.cpp), complete once `grequest.done`.
+  enum class Kind : uint8_t { kFree, kP2P, kDone, kGeneralized } kind = Kind::kFree;
   MGEN_Request inner = MGEN_REQUEST_NULL;  // kP2P while active
   bool persistent = false, active = false;
   // A receive of a non-dense datatype lands in `temp` and is unpacked on completion.
@@ -85,7 +86,17 @@ struct Request {
   // arguments describe, returning that collective's request.
   std::function<int(MPI_Request*)> start_coll;
   uint32_t coll_seq = 0;  // its number among the collectives on `comm` (RankState::nbc_seq)
+  struct Generalized {
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+    bool done = false;  // MPI_Grequest_complete was called
+  } grequest;           // kGeneralized
 };
+
+// Completes a generalized request (shim.cpp's finish): its query and free callbacks.
+int finish_generalized(Request& q, MPI_Status* status);
 
 // A user-defined operation. MPI_Op_free only marks it freed: a pending reduction may still
 // apply it (slots are never reused, so a handle keeps naming its function).
@@ -123,6 +134,7 @@ struct RankState {
   void* bsend_buf = nullptr;
   int bsend_size = 0;
   bool initialized = false, finalized = false;
+  int sessions = 0;  // open MPI sessions (sessions.cpp): MPI is usable while any is open
   int thread_level = MPI_THREAD_SINGLE;
   double cpu_mark = 0;     // thread CPU seconds when the rank last left MPI
   int depth = 0;           // nesting of Calls (bindings calling bindings)

@@ -320,10 +320,15 @@ int PMPI_Cart_sub(MPI_Comm c, const int remain_dims[], MPI_Comm* out) {
         color = color * dims[i] + coords[i];
       }
     }
+    // No dimension kept: a zero-dimensional grid (MPI-4.0 §8.5.7), which holds one process. As
+    // MPICH does, rank 0 of `c` gets it and the others MPI_COMM_NULL.
+    int rank = 0;
+    MGEN_Comm_rank(h, &rank);
+    if (kd.empty()) color = rank == 0 ? 0 : MGEN_UNDEFINED;
     MGEN_Comm split = MGEN_COMM_NULL;
     MGEN_Comm_split(h, color, key, &split);
-    if (kd.empty()) {
-      *out = to_mpi_comm(split);
+    if (split == MGEN_COMM_NULL) {
+      *out = MPI_COMM_NULL;
       return MPI_SUCCESS;
     }
     MGEN_Comm cart = MGEN_COMM_NULL;
