@@ -116,8 +116,7 @@ void World::start_send(RankId id, uint32_t q) {
     if (claimed != kNone) {
       Request& rq = ranks_[dst].requests[claimed];
       const uint64_t fit = std::min(bytes, rq.capacity);
-      if (rq.rbuf != nullptr && !shared_.contains(req.sbuf) && !shared_.contains(rq.rbuf))
-        land(dst, rq, req.sbuf, fit);
+      if (rq.rbuf != nullptr && !shared_.contains(req.sbuf) && !shared_.contains(rq.rbuf)) land(dst, rq, req.sbuf, fit);
       rq.prefilled = true;
       t.landed = true;
     } else if (req.sbuf != nullptr && bytes > 0 && !shared_.contains(req.sbuf)) {
