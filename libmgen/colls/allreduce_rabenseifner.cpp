@@ -19,7 +19,8 @@ void allreduce_rabenseifner(Channel& ch, const ReduceArgs& a) {
   const Fold fold(p);
   // With no ranks to fold in and an operation that gives the same bits in either order, the
   // first halving step reads the send buffer itself instead of a copy of it in recv (MPICH
-  // copies first): one copy of the vector less.
+  // copies first): one copy of the vector less. Such an operation also reduces every received
+  // half where it lands (reduce_scatter_halving), so no scratch is needed then.
   const bool from_send = real && !a.in_place && p > 1 && fold.extra == 0 && folds_in_place(a.op);
   if (!from_send) copy_block(acc, in, bytes);
   if (p == 1) return;
@@ -29,7 +30,7 @@ void allreduce_rabenseifner(Channel& ch, const ReduceArgs& a) {
     ch.recv(acc, bytes, me + 1, kTagAllreduce);
     return;
   }
-  Scratch tmp_buf(real, bytes);
+  Scratch tmp_buf(real && (me < 2 * fold.extra || !folds_in_place(a.op)), bytes);
   char* tmp = tmp_buf.get();
   if (me < 2 * fold.extra) {
     ch.recv(tmp, bytes, me - 1, kTagAllreduce);

@@ -32,6 +32,22 @@ class Channel {
   uint32_t irecv(void* buf, uint64_t bytes, int peer, int tag) {
     return world_.post_recv(exec_, buf, bytes, static_cast<int>(comm_.world(peer)), tag, comm_.coll_context(), true);
   }
+  // A receive whose payload is reduced where it lands instead of being copied there, `count`
+  // elements of `type` (`type_size` bytes each): buf = payload (op) with, where `with` holds
+  // this rank's operand and is buf itself or another buffer. One pass over the data where a
+  // copy and then a reduction would make two. Only for an operation that gives the same bits
+  // in either operand order (folds_in_place); both buffers stay untouched until the receive
+  // completes.
+  uint32_t irecv_fold(void* buf, const void* with, uint64_t count, uint32_t type_size, int type, int op, int peer,
+                      int tag) {
+    const uint32_t q = irecv(buf, count * type_size, peer, tag);
+    Request& req = rank_.requests[q];
+    req.fold_op = op;
+    req.fold_type = type;
+    req.fold_size = type_size;
+    req.fold_with = with;
+    return q;
+  }
   void wait(uint32_t q) { waitall(&q, 1); }
   // Waits for every request and frees them. A truncated piece means the members passed
   // mismatched arguments that the cross-rank check does not cover: it stops the run.

@@ -146,15 +146,16 @@ inline void combine(Channel& ch, char* tmp, char* acc, bool tmp_is_lower, uint64
 // current range with the partner pof2/2 away, keep the other half and reduce into it, then
 // halve again at distance pof2/4, ..., 1. Afterwards `acc` holds at new block `newrank` the
 // reduction over every rank, combined in rank order. New block i spans elements
-// [begin(i), begin(i + 1)) of the vector; `tmp` is as large as the vector.
+// [begin(i), begin(i + 1)) of the vector; `tmp` is as large as the vector, and not used (may
+// be null) for an operation that folds_in_place: then each received half is reduced into
+// `acc` where it lands (Channel::irecv_fold), never copied.
 // With `in` (only for an operation that folds_in_place), `acc` does not hold the rank's vector
-// yet: the first step sends from `in` and reduces into the received half, and from then on
-// `tmp` and `acc` swap roles; only the final block is copied back into `acc`. That saves
-// copying the whole vector into `acc` before the first step.
+// yet: the first step sends from `in` and folds the partner's half with the rank's own half of
+// `in` into `acc`. That saves copying the whole vector into `acc` first.
 template <class Begin>
 void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* acc, char* tmp, const Begin& begin,
                             int type, uint32_t type_size, int op, int tag, const char* in = nullptr) {
-  char* const result = acc;
+  const bool fold_in = acc != nullptr && folds_in_place(op);
   int lo = 0, hi = fold.pof2;
   for (int dist = fold.pof2 / 2; dist >= 1; dist /= 2) {
     const int partner = fold.real(newrank ^ dist), mid = lo + dist;
@@ -163,19 +164,20 @@ void reduce_scatter_halving(Channel& ch, const Fold& fold, int newrank, char* ac
     const int give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
     const uint64_t keep = begin(keep_lo) * type_size, keep_n = begin(keep_hi) - begin(keep_lo);
     const uint64_t give = begin(give_lo) * type_size, give_n = begin(give_hi) - begin(give_lo);
-    exchange(ch, at(in ? in : acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
-    if (in != nullptr) {
-      ch.reduce(at(in, keep), at(tmp, keep), keep_n, type, op);
-      std::swap(acc, tmp);
+    if (fold_in) {
+      const char* mine = in != nullptr ? in : acc;
+      uint32_t qs[2], n = 0;
+      if (keep_n > 0) qs[n++] = ch.irecv_fold(at(acc, keep), at(mine, keep), keep_n, type_size, type, op, partner, tag);
+      if (give_n > 0) qs[n++] = ch.isend(at(mine, give), give_n * type_size, partner, tag);
+      ch.waitall(qs, n);
       in = nullptr;
     } else {
+      exchange(ch, at(acc, give), give_n * type_size, partner, at(tmp, keep), keep_n * type_size, partner, tag);
       combine(ch, at(tmp, keep), at(acc, keep), !lower, keep_n, type, type_size, op);
     }
     lo = keep_lo;
     hi = keep_hi;
   }
-  if (acc != result)
-    copy_block(at(result, begin(lo) * type_size), at(acc, begin(lo) * type_size), (begin(hi) - begin(lo)) * type_size);
 }
 
 }  // namespace mgen::mpi::colls

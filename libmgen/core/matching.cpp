@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/datatype.hpp"
 #include "core/world.hpp"
 
 namespace mgen::mpi {
@@ -88,9 +89,9 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
     if (t.landed || req.rbuf == nullptr || shared_.contains(req.rbuf)) {
       // Copied at send time, size only, or a shared buffer (contents undefined).
     } else if (t.inline_bytes) {
-      std::memcpy(req.rbuf, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
+      land(dst, req, t.inline_data, std::min<uint64_t>(t.inline_bytes, fit));
     } else if (!t.data.empty()) {
-      std::memcpy(req.rbuf, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
+      land(dst, req, t.data.data(), std::min<uint64_t>(t.data.size(), fit));
     }
     log_message(dst, req, env);
     complete(dst, q);
@@ -105,6 +106,30 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
   }
   // The network reported it sent before it could arrive; nothing refers to it any more.
   transfer_done(slot);
+}
+
+void World::land(RankId dst, Request& rq, const void* payload, uint64_t bytes) {
+  if (rq.fold_op < 0) {
+    std::memcpy(rq.rbuf, payload, bytes);
+    return;
+  }
+  // With another operand than the buffer itself, chunk by chunk: the chunk copied in is still
+  // in the cache when the payload is reduced into it, so the buffer is written once.
+  constexpr uint64_t kChunk = 16 * 1024;
+  const uint64_t count = bytes / rq.fold_size;
+  const uint64_t step = rq.fold_with == rq.rbuf ? count : std::max<uint64_t>(1, kChunk / rq.fold_size);
+  auto* out = static_cast<std::byte*>(rq.rbuf);
+  const auto* with = static_cast<const std::byte*>(rq.fold_with);
+  const auto* in = static_cast<const std::byte*>(payload);
+  for (uint64_t i = 0; i < count; i += step) {
+    const uint64_t n = std::min(step, count - i), offset = i * rq.fold_size;
+    if (with != out) std::memcpy(out + offset, with + offset, n * rq.fold_size);
+    const std::string problem = reduce_apply(rq.fold_op, rq.fold_type, in + offset, out + offset, n);
+    if (!problem.empty()) {
+      error(fmt::format("rank {}: {}", dst, problem));
+      return;
+    }
+  }
 }
 
 void World::log_message(RankId dst, const Request& receive, const Envelope& env) {

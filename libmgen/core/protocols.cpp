@@ -116,8 +116,7 @@ void World::start_send(RankId id, uint32_t q) {
     if (claimed != kNone) {
       Request& rq = ranks_[dst].requests[claimed];
       const uint64_t fit = std::min(bytes, rq.capacity);
-      if (rq.rbuf != nullptr && !shared_.contains(req.sbuf) && !shared_.contains(rq.rbuf))
-        std::memcpy(rq.rbuf, req.sbuf, fit);
+      if (rq.rbuf != nullptr && !shared_.contains(req.sbuf) && !shared_.contains(rq.rbuf)) land(dst, rq, req.sbuf, fit);
       rq.prefilled = true;
       t.landed = true;
     } else if (req.sbuf != nullptr && bytes > 0 && !shared_.contains(req.sbuf)) {
@@ -199,7 +198,7 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       const uint64_t fit = std::min(env.bytes, rq.capacity);
       if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0 && !shared_.contains(sq.sbuf) &&
           !shared_.contains(rq.rbuf)) {
-        std::memcpy(rq.rbuf, sq.sbuf, fit);
+        land(src, rq, sq.sbuf, fit);
       }
       const uint32_t data = new_transfer(Xfer::kData, dst, src);
       transfers_[data].sreq = sreq;

@@ -76,6 +76,15 @@ struct Request {
   // on its way, because nothing else could match this receive first (World::claim_receive);
   // it can no longer be cancelled.
   bool prefilled = false;
+  // recv posted by a collective with fold_op >= 0 (Channel::irecv_fold): the payload is not
+  // stored but reduced where it lands, rbuf = payload (op) fold_with, fold_size bytes per
+  // element of fold_type (fold_with is rbuf itself or another buffer of the same size); only
+  // for operations whose result does not depend on the operand order (colls::folds_in_place),
+  // and the caller leaves both buffers alone until the receive completes.
+  int32_t fold_op = -1;
+  int32_t fold_type = 0;
+  uint32_t fold_size = 0;
+  const void* fold_with = nullptr;
   Status status;
   Time posted;  // when the rank posted it
   Time done;

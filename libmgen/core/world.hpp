@@ -266,6 +266,9 @@ class World : public net::MessageSink {
   // meanwhile, or kNone: see matching.cpp.
   uint32_t claim_receive(RankId dst, const Envelope& env);
   void match(RankId dst, uint32_t req, uint32_t slot);
+  // Puts `bytes` of payload into receive `rq` of rank `dst`: copied, or reduced into it for a
+  // folding receive (Request::fold_op).
+  void land(RankId dst, Request& rq, const void* payload, uint64_t bytes);
   uint32_t new_transfer(Xfer kind, RankId src, RankId dst);
   void transmit(uint32_t slot, uint64_t wire_bytes);
   void transfer_done(uint32_t slot);
