@@ -136,9 +136,14 @@ void flow_vs_packet(Context& c) {
            MGEN_Allreduce(nullptr, nullptr, 131072, MGEN_DOUBLE, MGEN_SUM, MGEN_COMM_WORLD);
          }});
   }
+  // The NAS rows keep mgen's earlier collective rules (the table in docs/validation.md was made
+  // with them): under MPICH's choice FT and IS use the scattered all-to-all (32 peers in flight
+  // per rank), and the flow solver's max-min ripple makes FT class A at 256 ranks take 1,814 s
+  // on flow against 2 s on packet (2026-11-25). That is the solver's open problem, not hidden:
+  // the alltoall rows above and issue 19 track it.
   if (!c.quick) {
     for (const char* k : {"is", "ft", "cg", "mg", "lu", "bt", "sp", "ep"})
-      workloads.push_back({fmt::format("NAS {} class A", k), {}, {}, nas::find(k), 'A'});
+      workloads.push_back({fmt::format("NAS {} class A", k), {"collectives.selector=\"mgen\""}, {}, nas::find(k), 'A'});
   }
 
   std::vector<double> errors;
