@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <tuple>
@@ -115,16 +116,26 @@ void World::land(RankId dst, Request& rq, const void* payload, uint64_t bytes) {
   }
   // With another operand than the buffer itself, chunk by chunk: the chunk copied in is still
   // in the cache when the payload is reduced into it, so the buffer is written once.
+  // A payload that is not aligned for its elements (a staged eager message may sit at any
+  // offset) goes through an aligned chunk first: the reduction loops load whole elements.
   constexpr uint64_t kChunk = 16 * 1024;
+  alignas(16) static thread_local std::byte aligned_chunk[kChunk];
   const uint64_t count = bytes / rq.fold_size;
-  const uint64_t step = rq.fold_with == rq.rbuf ? count : std::max<uint64_t>(1, kChunk / rq.fold_size);
+  const auto* in = static_cast<const std::byte*>(payload);
+  const uint64_t alignment = std::min<uint64_t>(rq.fold_size & (~uint64_t{rq.fold_size} + 1), 16);
+  const bool misaligned = reinterpret_cast<uintptr_t>(in) % alignment != 0;
+  const uint64_t step = rq.fold_with == rq.rbuf && !misaligned ? count : std::max<uint64_t>(1, kChunk / rq.fold_size);
   auto* out = static_cast<std::byte*>(rq.rbuf);
   const auto* with = static_cast<const std::byte*>(rq.fold_with);
-  const auto* in = static_cast<const std::byte*>(payload);
   for (uint64_t i = 0; i < count; i += step) {
     const uint64_t n = std::min(step, count - i), offset = i * rq.fold_size;
     if (with != out) std::memcpy(out + offset, with + offset, n * rq.fold_size);
-    const std::string problem = reduce_apply(rq.fold_op, rq.fold_type, in + offset, out + offset, n);
+    const std::byte* operand = in + offset;
+    if (misaligned) {
+      std::memcpy(aligned_chunk, operand, n * rq.fold_size);
+      operand = aligned_chunk;
+    }
+    const std::string problem = reduce_apply(rq.fold_op, rq.fold_type, operand, out + offset, n);
     if (!problem.empty()) {
       error(fmt::format("rank {}: {}", dst, problem));
       return;
