@@ -35,7 +35,7 @@ uint64_t nbc_context(uint64_t context, uint32_t seq) {
 }
 
 // Runs on the helper: an error stops the run (there is no call left to return it from).
-void run_pending(World& w, Exec& x, Pending& p) {
+void run_pending(World& w, Exec& x, NbcPending& p) {
   colls::Channel ch(w, x, p.comm);
   std::string message;
   try {
@@ -57,7 +57,7 @@ template <class Build>
 int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
   Scope& s = scope();
-  auto p = std::make_shared<Pending>();
+  auto p = std::make_shared<NbcPending>();
   p->comm = s.comm(comm(c));
   RankState& st = state();
   uint32_t seq = 0;
@@ -90,7 +90,7 @@ int inter_now(int rc, MPI_Request* req) {
 // The plans below mirror the blocking bindings of colls.cpp, step for step.
 
 // Every input to `root`, combined there in rank order (colls.cpp: ordered_reduce).
-CollJob ordered_reduce_plan(Scope& s, Pending& p, const Reduction& r, int root) {
+CollJob ordered_reduce_plan(Scope& s, NbcPending& p, const Reduction& r, int root) {
   const int n = p.comm.size(), me = p.comm.rank;
   const uint64_t bytes = r.ordered_bytes();
   std::vector<std::byte>& all = p.temps.emplace_back(me == root ? bytes * static_cast<uint64_t>(n) : 0);
@@ -102,7 +102,7 @@ CollJob ordered_reduce_plan(Scope& s, Pending& p, const Reduction& r, int root) 
   };
 }
 
-CollJob bcast_plan(Scope& s, Pending& p, void* buf, int count, MPI_Datatype t, int root) {
+CollJob bcast_plan(Scope& s, NbcPending& p, void* buf, int count, MPI_Datatype t, int root) {
   const bool at_root = p.comm.rank == root;
   Flat& f = p.flats.emplace_back(at_root ? Flat::in(buf, count, t) : Flat::out(buf, count, t));
   CollJob job = api::bcast_job(s, p.comm, f.data(), byte_count(f.bytes()), MGEN_BYTE, root);
@@ -112,7 +112,7 @@ CollJob bcast_plan(Scope& s, Pending& p, void* buf, int count, MPI_Datatype t, i
   };
 }
 
-CollJob reduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
+CollJob reduce_plan(Scope& s, NbcPending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
                     int root) {
   const bool at_root = p.comm.rank == root;
   Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, at_root));
@@ -125,7 +125,8 @@ CollJob reduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, in
   };
 }
 
-CollJob allreduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op) {
+CollJob allreduce_plan(Scope& s, NbcPending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t,
+                       MPI_Op op) {
   Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
   CollJob job;
   if (r.ordered) {
@@ -144,7 +145,7 @@ CollJob allreduce_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf,
   };
 }
 
-CollJob scan_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
+CollJob scan_plan(Scope& s, NbcPending& p, const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op,
                   bool exclusive) {
   Reduction& r = p.red.emplace(reduction(sendbuf, recvbuf, count, t, op, true));
   // Selection only: with_order must not be held across a blocking call (colls.cpp).
@@ -160,7 +161,7 @@ CollJob scan_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, int 
   };
 }
 
-CollJob gatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+CollJob gatherv_plan(Scope& s, NbcPending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root) {
   const bool at_root = p.comm.rank == root;
   const bool ip = in_place(sendbuf);
@@ -179,7 +180,7 @@ CollJob gatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount, M
   };
 }
 
-CollJob scatterv_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int displs[],
+CollJob scatterv_plan(Scope& s, NbcPending& p, const void* sendbuf, const int sendcounts[], const int displs[],
                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   const bool at_root = p.comm.rank == root;
   const bool ip = in_place(recvbuf);
@@ -200,8 +201,8 @@ CollJob scatterv_plan(Scope& s, Pending& p, const void* sendbuf, const int sendc
   };
 }
 
-CollJob allgatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype) {
+CollJob allgatherv_plan(Scope& s, NbcPending& p, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype) {
   const bool ip = in_place(sendbuf);
   Flat& f = p.flats.emplace_back(ip ? Flat::in(MPI_IN_PLACE, 0, recvtype) : Flat::in(sendbuf, sendcount, sendtype));
   VBuf& r = p.vbufs.emplace_back(recvbuf, recvcounts, displs, p.comm.size(), recvtype, ip);
@@ -213,7 +214,7 @@ CollJob allgatherv_plan(Scope& s, Pending& p, const void* sendbuf, int sendcount
   };
 }
 
-CollJob alltoallv_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
+CollJob alltoallv_plan(Scope& s, NbcPending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                        MPI_Datatype recvtype) {
   const int n = p.comm.size();
@@ -245,7 +246,7 @@ CollJob alltoallv_plan(Scope& s, Pending& p, const void* sendbuf, const int send
 }
 
 // MPI_Alltoallw as alltoallv_plan, the blocks of each rank packed to bytes (colls.cpp).
-CollJob alltoallw_plan(Scope& s, Pending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
+CollJob alltoallw_plan(Scope& s, NbcPending& p, const void* sendbuf, const int sendcounts[], const int sdispls[],
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                        const MPI_Datatype recvtypes[]) {
   const int n = p.comm.size();
@@ -271,7 +272,7 @@ CollJob alltoallw_plan(Scope& s, Pending& p, const void* sendbuf, const int send
   };
 }
 
-CollJob reduce_scatter_plan(Scope& s, Pending& p, const void* sendbuf, void* recvbuf, const int recvcounts[],
+CollJob reduce_scatter_plan(Scope& s, NbcPending& p, const void* sendbuf, void* recvbuf, const int recvcounts[],
                             MPI_Datatype t, MPI_Op op) {
   const int n = p.comm.size(), me = p.comm.rank;
   int total = 0;
@@ -324,7 +325,7 @@ extern "C" {
 int PMPI_Ibarrier(MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ibarrier", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Barrier(c), req);
-    return start(c, req, [&](Scope& s, Pending& p) { return api::barrier_job(s, p.comm); });
+    return start(c, req, [&](Scope& s, NbcPending& p) { return api::barrier_job(s, p.comm); });
   });
 }
 MGEN_MPI_ALIAS(Ibarrier)
@@ -332,7 +333,7 @@ MGEN_MPI_ALIAS(Ibarrier)
 int PMPI_Ibcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ibcast", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Bcast(buf, count, t, root, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) { return bcast_plan(s, p, buf, count, t, root); });
+    return start(c, req, [&](Scope& s, NbcPending& p) { return bcast_plan(s, p, buf, count, t, root); });
   });
 }
 MGEN_MPI_ALIAS(Ibcast)
@@ -341,7 +342,8 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, 
                  MPI_Request* req) {
   return call("MPI_Ireduce", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Reduce(sendbuf, recvbuf, count, t, op, root, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) { return reduce_plan(s, p, sendbuf, recvbuf, count, t, op, root); });
+    return start(c, req,
+                 [&](Scope& s, NbcPending& p) { return reduce_plan(s, p, sendbuf, recvbuf, count, t, op, root); });
   });
 }
 MGEN_MPI_ALIAS(Ireduce)
@@ -350,14 +352,15 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Request* req) {
   return call("MPI_Iallreduce", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Allreduce(sendbuf, recvbuf, count, t, op, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) { return allreduce_plan(s, p, sendbuf, recvbuf, count, t, op); });
+    return start(c, req, [&](Scope& s, NbcPending& p) { return allreduce_plan(s, p, sendbuf, recvbuf, count, t, op); });
   });
 }
 MGEN_MPI_ALIAS(Iallreduce)
 
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* req) {
   return call("MPI_Iscan", c, [&] {
-    return start(c, req, [&](Scope& s, Pending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, false); });
+    return start(c, req,
+                 [&](Scope& s, NbcPending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, false); });
   });
 }
 MGEN_MPI_ALIAS(Iscan)
@@ -365,7 +368,8 @@ MGEN_MPI_ALIAS(Iscan)
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                  MPI_Request* req) {
   return call("MPI_Iexscan", c, [&] {
-    return start(c, req, [&](Scope& s, Pending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, true); });
+    return start(c, req,
+                 [&](Scope& s, NbcPending& p) { return scan_plan(s, p, sendbuf, recvbuf, count, t, op, true); });
   });
 }
 MGEN_MPI_ALIAS(Iexscan)
@@ -374,8 +378,9 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
                          MPI_Comm c, MPI_Request* req) {
   return call("MPI_Ireduce_scatter", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, t, op, c), req);
-    return start(c, req,
-                 [&](Scope& s, Pending& p) { return reduce_scatter_plan(s, p, sendbuf, recvbuf, recvcounts, t, op); });
+    return start(c, req, [&](Scope& s, NbcPending& p) {
+      return reduce_scatter_plan(s, p, sendbuf, recvbuf, recvcounts, t, op);
+    });
   });
 }
 MGEN_MPI_ALIAS(Ireduce_scatter)
@@ -384,7 +389,7 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
                                MPI_Request* req) {
   return call("MPI_Ireduce_scatter_block", c, [&] {
     if (is_inter(c)) return inter_now(PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, t, op, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       const std::vector<int> counts = repeated(p.comm.size(), recvcount);
       return reduce_scatter_plan(s, p, sendbuf, recvbuf, counts.data(), t, op);
     });
@@ -397,7 +402,7 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return call("MPI_Igatherv", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       return gatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
   });
@@ -409,7 +414,7 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return call("MPI_Igather", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       if (p.comm.rank != root) {
         return gatherv_plan(s, p, sendbuf, sendcount, sendtype, nullptr, nullptr, nullptr, recvtype, root);
       }
@@ -427,7 +432,7 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
     if (is_inter(c))
       return inter_now(PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c),
                        req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       return scatterv_plan(s, p, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
   });
@@ -439,7 +444,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return call("MPI_Iscatter", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       if (p.comm.rank != root) {
         return scatterv_plan(s, p, nullptr, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root);
       }
@@ -456,7 +461,7 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   return call("MPI_Iallgatherv", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       return allgatherv_plan(s, p, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
   });
@@ -468,7 +473,7 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   return call("MPI_Iallgather", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
+    return start(c, req, [&](Scope& s, NbcPending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (rt.dense()) {
         // The regular form, as MPI_Allgather takes it.
@@ -494,7 +499,7 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
     if (is_inter(c))
       return inter_now(
           PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       return alltoallv_plan(s, p, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
     });
   });
@@ -506,7 +511,7 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   return call("MPI_Ialltoall", c, [&] {
     if (is_inter(c))
       return inter_now(PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) -> CollJob {
+    return start(c, req, [&](Scope& s, NbcPending& p) -> CollJob {
       const DType& rt = dtype(recvtype);
       if (!in_place(sendbuf) && rt.dense() && dtype(sendtype).dense()) {
         check_count(sendcount);
@@ -531,7 +536,7 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
     if (is_inter(c))
       return inter_now(
           PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c), req);
-    return start(c, req, [&](Scope& s, Pending& p) {
+    return start(c, req, [&](Scope& s, NbcPending& p) {
       return alltoallw_plan(s, p, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
     });
   });
@@ -542,7 +547,7 @@ MGEN_MPI_ALIAS(Ialltoallw)
 
 namespace mgen::mpi::abi {
 
-int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<CollJob(Scope&, Pending&)>& build) {
+int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<CollJob(Scope&, NbcPending&)>& build) {
   return start(c, req, build);
 }
 

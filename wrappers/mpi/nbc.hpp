@@ -14,7 +14,7 @@
 namespace mgen::mpi::abi {
 
 // What a non-blocking collective's helper works on, alive until the helper finishes.
-struct Pending {
+struct NbcPending {
   // The communicator, copied (the user may free theirs meanwhile) onto a context of its own.
   Comm comm;
   std::deque<Flat> flats;  // deques: what a job points to never moves
@@ -27,6 +27,6 @@ struct Pending {
 
 // Starts, on a helper context of the calling rank, the job `build` prepares for communicator
 // `c`; *req completes when the job has finished.
-int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<api::CollJob(api::Scope&, Pending&)>& build);
+int start_nbc(MPI_Comm c, MPI_Request* req, const std::function<api::CollJob(api::Scope&, NbcPending&)>& build);
 
 }  // namespace mgen::mpi::abi

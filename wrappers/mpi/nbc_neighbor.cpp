@@ -23,7 +23,7 @@ struct NbrBlock {
 };
 
 // The job exchanging `send` (one per out-neighbour) and `recv` (one per in-neighbour).
-CollJob exchange_plan(Pending& p, const Neighbors& n, const std::vector<NbrBlock>& send,
+CollJob exchange_plan(NbcPending& p, const Neighbors& n, const std::vector<NbrBlock>& send,
                       const std::vector<NbrBlock>& recv) {
   if (send.size() != n.out.size() || recv.size() != n.in.size()) {
     fail(MPI_ERR_INTERN, "neighbour lists and buffers differ in length");
@@ -72,7 +72,7 @@ int start_exchange(MPI_Comm c, MPI_Request* req, Blocks&& blocks) {
   const Neighbors n = neighbors(c);
   std::vector<NbrBlock> send, recv;
   blocks(n, send, recv);
-  return start_nbc(c, req, [&](Scope&, Pending& p) { return exchange_plan(p, n, send, recv); });
+  return start_nbc(c, req, [&](Scope&, NbcPending& p) { return exchange_plan(p, n, send, recv); });
 }
 
 }  // namespace
