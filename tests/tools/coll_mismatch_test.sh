@@ -32,8 +32,22 @@ expect 3 "MPI_ERR_TRUNCATE" -- "$mgen" run -n 3 -q --set network.backend=analyti
 
 if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
   mpicc -O1 -o "$work/cm.mpich" "$src/tests/tools/programs/coll_mismatch.c"
+  # MPICH's launcher sometimes kills the other processes before it has forwarded the aborting
+  # rank's message (1 run in 30 on this machine, once in CI): the exit status is checked on every
+  # try, the message on up to three.
+  mpich_run() {
+    local out rc try
+    for try in 1 2 3; do
+      out=$(timeout 60 mpiexec -n 3 "$work/cm.mpich" "$1" 2>&1 </dev/null)
+      rc=$?
+      [ "$rc" -ne 14 ] && break
+      grep -q "Message truncated" <<<"$out" && break
+    done
+    printf '%s\n' "$out"
+    return "$rc"
+  }
   for c in bcast_short allreduce_count gatherv_counts alltoallv_pair; do
-    expect 14 "Message truncated" -- timeout 60 mpiexec -n 3 "$work/cm.mpich" "$c"
+    expect 14 "Message truncated" -- mpich_run "$c"
   done
   expect 0 "same_signature: ok" -- timeout 60 mpiexec -n 3 "$work/cm.mpich" same_signature
 fi
