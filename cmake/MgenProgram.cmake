@@ -24,7 +24,7 @@ function(mgen_add_program name)
     target_compile_definitions(${name} PRIVATE MPICH_SKIP_MPICXX MGEN_SIMULATED=1)
     # gcc 12 misreads MPICH's MPI_STATUSES_IGNORE as a zero-sized array.
     target_compile_options(${name} PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-stringop-overflow>)
-    target_link_options(${name} PRIVATE -Wl,-Bsymbolic -Wl,--wrap=exit)
+    target_link_options(${name} PRIVATE -Wl,-Bsymbolic -Wl,--wrap=exit -Wl,-u,mgen_direct_run -Wl,-e,mgen_direct_run)
     target_link_libraries(${name} PRIVATE mgen_rank)
   else()
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/wrappers/mgen/include/mgen)

@@ -175,6 +175,10 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.mpi.rdma_overhead = f.time(); }},
       {"mpi.poll_overhead", "host software time of an unsuccessful test or probe (time)",
        [](const Field& f, Loaded& m) { m.machine.mpi.poll_overhead = f.time(); }},
+      {"mpi.wtime_overhead",
+       "host time of an MPI_Wtime that finds the clock where the rank's previous MPI_Wtime left it (a loop spinning "
+       "on the clock advances by this per read) (time)",
+       [](const Field& f, Loaded& m) { m.machine.mpi.wtime_overhead = f.time(); }},
       {"mpi.send_progress_overhead",
        "host software time to progress a completed send, charged when a wait or test finds it done (time)",
        [](const Field& f, Loaded& m) { m.machine.mpi.send_progress_overhead = f.time(); }},

@@ -117,5 +117,62 @@ C
 expect 124 "APPLICATION TIMED OUT.*MPIEXEC_TIMEOUT=1 s" -- env MPIEXEC_TIMEOUT=1 "$mgen" run -n 2 -q "$work/spin" 300
 expect 0 "" -- env MPIEXEC_TIMEOUT=30 "$mgen" run -n 2 -q "$work/spin" 0.2
 
+# Under --ignore-compute nothing moves a rank's clock between two reads of it; a read that finds
+# the clock where the previous one left it costs mpi.wtime_overhead (20 ns), so a loop waiting
+# for 1 us to pass (OSU's dummy compute) ends after 1000/20 reads. Reads around MPI calls cost
+# nothing: the barrier between two reads is all they see.
+cat >"$work/reads.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const double t0 = MPI_Wtime();
+  while (MPI_Wtime() - t0 < 1.005e-6) ++n;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double b0 = MPI_Wtime();
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double b1 = MPI_Wtime();
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double b2 = MPI_Wtime();
+  if (rank == 0) printf("reads %d; barriers %.0f ps, %.0f ps\n", n, (b1 - b0) * 1e12, (b2 - b1) * 1e12);
+  MPI_Finalize();
+  return 0;
+}
+C
+"$build/mgen-cc" -O1 -o "$work/reads" "$work/reads.c" || exit 1
+expect 0 "reads 50; barriers ([0-9]+) ps, \\1 ps" -- "$mgen" run -n 2 -q --ignore-compute "$work/reads"
+expect 0 "reads 100;" -- "$mgen" run -n 2 -q --ignore-compute --set mpi.wtime_overhead=10ns "$work/reads"
+
+# Started by itself, as configure scripts and users start mpicc's output, a program runs as a
+# one-rank job (an MPICH singleton): its arguments, output and exit status pass through.
+cat >"$work/alone.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  printf("rank %d of %d, %d arguments:", rank, size, argc - 1);
+  for (int i = 1; i < argc; ++i) printf(" [%s]", argv[i]);
+  printf("\n");
+  MPI_Finalize();
+  return argc > 1 ? atoi(argv[1]) : 0;
+}
+C
+"$build/mgen-cc" -o "$work/alone" "$work/alone.c" || exit 1
+expect 0 "^rank 0 of 1, 0 arguments: ?$" -- "$work/alone"
+expect 0 "rank 0 of 1, 3 arguments: \\[0\\] \\[two words\\] \\[\\]" -- "$work/alone" 0 "two words" ""
+expect 3 "rank 0 of 1, 1 arguments: \\[7\\].*rank 0 returned 7 from main" -- "$work/alone" 7
+PATH=$work:$PATH expect 0 "rank 0 of 1" -- alone  # found on PATH, not named by its path
+expect 127 "built with mgen-cc.*/nonexistent/mgen cannot be started.*mgen run -n N" -- env MGEN_RUNNER=/nonexistent/mgen "$work/alone"
+# A program without MPI (a configure probe) runs too.
+printf 'int main(void) { return 0; }\n' >"$work/conftest.c"
+"$build/mgen-cc" -o "$work/conftest" "$work/conftest.c" || exit 1
+expect 0 "" -- "$work/conftest"
+
 echo "$failures failure(s)"
 exit $((failures > 0))

@@ -185,7 +185,20 @@ MGEN_MPI_ALIAS(Abort)
 double PMPI_Wtime(void) {
   double t = 0;
   call("MPI_Wtime", MPI_COMM_WORLD, [&] {
-    t = scope().rank().clock.seconds();
+    // Reading a clock that has not moved since the last read costs the read itself, so that a
+    // program waiting for the clock to pass a mark (OSU's dummy compute under --ignore-compute,
+    // MPICH's timeout tests) gets there; timing code around MPI calls or measured work reads
+    // exactly the rank's clock. Replay (sizes_only) reads the clock for its own bookkeeping,
+    // and its recorded computation already holds what the program's clock reads cost.
+    auto& r = scope().rank();
+    RankState& st = state();
+    if (r.clock == st.last_wtime && !scope().world().job().sizes_only) {
+      const auto cost = scope().world().mpi().wtime_overhead;
+      r.clock += cost;
+      r.stats.overhead += cost;
+    }
+    st.last_wtime = r.clock;
+    t = r.clock.seconds();
     return MPI_SUCCESS;
   });
   return t;

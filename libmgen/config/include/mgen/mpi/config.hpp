@@ -25,6 +25,10 @@ struct MpiConfig {
   Time recv_overhead = Time::ns(200);  // completing a receive
   Time rdma_overhead = Time::zero();   // NSIM-ACE's "communication library overhead" per put/get
   Time poll_overhead = Time::ns(50);   // an unsuccessful test or probe (a pass of the progress engine)
+  // An MPI_Wtime that finds the rank's clock where its previous MPI_Wtime left it (nothing
+  // simulated in between: a loop that spins on the clock, under --ignore-compute or around
+  // work too short to measure). Without it such a loop would never end.
+  Time wtime_overhead = Time::ns(20);
   // Progress of a completed send, charged when a wait or test finds it complete (Breaking
   // Band's Post_prog + Misc, §6). Zero: sends cost nothing after their post.
   Time send_progress_overhead = Time::zero();
