@@ -78,10 +78,7 @@ void PacketNetwork::return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t 
   // Credits for one link come from one downstream input port, whose packets leave in order,
   // so appending keeps the queue sorted by due time.
   if (q.overflowing == 0 && q.count < CreditRing::kSlots) {
-    const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
-    q.at[i] = at;
-    q.bytes[i] = bytes;
-    q.vc[i] = static_cast<uint8_t>(vc);
+    q.slot[q.at_offset(q.count)] = CreditRing::Slot{at, bytes, vc};
     ++q.count;
     return;
   }
@@ -101,10 +98,7 @@ void PacketNetwork::absorb_credits(CreditRing& q, int32_t* credits, size_t strid
       CreditOverflow& o = overflow_[q.overflow];
       while (q.overflowing != 0 && q.count < CreditRing::kSlots) {
         const PendingCredit& c = o.q[o.head++];
-        const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
-        q.at[i] = c.at;
-        q.bytes[i] = c.bytes;
-        q.vc[i] = static_cast<uint8_t>(c.vc);
+        q.slot[q.at_offset(q.count)] = CreditRing::Slot{c.at, c.bytes, c.vc};
         ++q.count;
         --q.overflowing;
       }
@@ -117,9 +111,10 @@ void PacketNetwork::absorb_credits(CreditRing& q, int32_t* credits, size_t strid
         o.head = 0;
       }
     }
-    if (q.at[q.first] > now) return;
-    credits[q.vc[q.first] * stride] += static_cast<int32_t>(q.bytes[q.first]);
-    q.first = static_cast<uint8_t>((q.first + 1) % CreditRing::kSlots);
+    const CreditRing::Slot& head = q.slot[q.first];
+    if (head.at > now) return;
+    credits[head.vc * stride] += static_cast<int32_t>(head.bytes);
+    q.first = static_cast<uint8_t>(q.at_offset(1));
     --q.count;
   }
 }
@@ -138,6 +133,8 @@ uint32_t PacketNetwork::alloc_packet() {
   if (free_packets_ != kNoId) {
     const uint32_t pk = free_packets_;
     free_packets_ = packets_[pk].next;
+    // The next one to hand out has often been free for long (out of the cache by then).
+    if (free_packets_ != kNoId) __builtin_prefetch(&packets_[free_packets_], 1);
     packets_[pk] = Packet{};
     return pk;
   }
@@ -239,13 +236,13 @@ void PacketNetwork::prefetch(const Event& e) const {
         const uint32_t out_gp = base + ahead - 1;
         __builtin_prefetch(&ports_[out_gp]);
         __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
-        __builtin_prefetch(&rings_[out_gp]);
+        prefetch_ring(rings_[out_gp]);
         __builtin_prefetch(&link_stats_[out_gp]);
       }
       // The grant returns this input's credit to the upstream router's output.
       if (const uint32_t up = upstream_[gp]; up != kNoId) {
         __builtin_prefetch(&ports_[up]);
-        __builtin_prefetch(&rings_[up]);
+        prefetch_ring(rings_[up]);
       }
       break;
     }
@@ -253,12 +250,12 @@ void PacketNetwork::prefetch(const Event& e) const {
       const uint32_t gp = topo_.port_base(e.target) + e.port;
       __builtin_prefetch(&ports_[gp]);
       __builtin_prefetch(&vc_[vc_index(gp, 0)]);
-      __builtin_prefetch(&rings_[gp]);
+      prefetch_ring(rings_[gp]);
       break;
     }
     case kNicWake:
       __builtin_prefetch(&nics_[e.target]);
-      __builtin_prefetch(&nic_rings_[e.target]);
+      prefetch_ring(nic_rings_[e.target]);
       break;
     case kNicArrive:
       __builtin_prefetch(&packets_[static_cast<uint32_t>(e.data)]);

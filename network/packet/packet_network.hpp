@@ -132,18 +132,32 @@ class PacketNetwork final : public Backend {
     uint32_t rr = 0;             // last input VC slot granted (router-local)
   };
   static_assert(sizeof(Port) <= 64, "one cache line per port");
-  // Credits on their way back over one link, in due order: up to four inline (one cache line),
-  // any more in the link's overflow queue behind them.
+  // Credits on their way back over one link, in due order: up to eleven inline (three cache
+  // lines), any more in the link's overflow queue behind them. Eleven covers the credit round
+  // trip of a long link: on 1 us links at 10 GB/s with 2 KiB packets a link has six or seven
+  // credits under way (up to eleven while a reduce-scatter streams), which four slots
+  // overflowed into the queue on almost every packet, a cache miss on each side of it.
   struct alignas(64) CreditRing {
-    static constexpr uint32_t kSlots = 4;
-    Time at[kSlots];
-    uint32_t bytes[kSlots] = {};
-    uint8_t vc[kSlots] = {};
+    static constexpr uint32_t kSlots = 11;
+    struct Slot {
+      Time at;
+      uint32_t bytes = 0;
+      uint32_t vc = 0;
+    };
     uint8_t first = 0, count = 0;
     uint32_t overflow = kNoId;  // index into overflow_, once the ring has overflowed
     uint32_t overflowing = 0;   // entries waiting there
+    Slot slot[kSlots];
+    // Slot i positions after the first (i < kSlots).
+    uint32_t at_offset(uint32_t i) const { return first + i < kSlots ? first + i : first + i - kSlots; }
   };
-  static_assert(sizeof(CreditRing) == 64, "one cache line per credit ring");
+  static_assert(sizeof(CreditRing) == 192, "three cache lines per credit ring");
+  static void prefetch_ring(const CreditRing& q) {
+    const char* line = reinterpret_cast<const char*>(&q);
+    __builtin_prefetch(line);
+    __builtin_prefetch(line + 64);
+    __builtin_prefetch(line + 128);
+  }
   // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
   struct PortVc {
     uint32_t fifo_head = kNoId, fifo_tail = kNoId;
@@ -176,7 +190,7 @@ class PacketNetwork final : public Backend {
     CreditRing& q = rings_[gp];
     if (q.count) absorb_credits(q, &vc_[size_t{gp} << vc_shift_].credits, sizeof(PortVc) / sizeof(int32_t), now);
   }
-  static Time next_credit(const CreditRing& q) { return q.count ? q.at[q.first] : Time::max(); }
+  static Time next_credit(const CreditRing& q) { return q.count ? q.slot[q.first].at : Time::max(); }
   uint32_t vc_index(uint32_t gp, uint32_t vc) const { return (gp << vc_shift_) | vc; }
   // Reference mode (packet_reference.cpp): credits as events, every wake-up scheduled.
   void ref_return_credit(RouterId r, uint32_t out_port, Time due, uint32_t vc, uint32_t bytes);
