@@ -68,23 +68,35 @@ uint16_t op_bit(int op) {
 // One reduction loop per (type, op): the op is chosen once per call, each loop is a plain
 // element-wise loop the compiler vectorises.
 using Reducer = void (*)(int op, const void* in, void* inout, uint64_t n);
+// out[i] = in[i] op with[i], with `out` another buffer than `with` and `in`.
+using ReducerTo = void (*)(int op, const void* in, const void* with, void* out, uint64_t n);
+
+// out[i] = f(in[i], with[i]). The in-place case (with == out) keeps its own loop, so that the
+// compiler sees the one array it reads and writes and vectorises it without an overlap check.
+template <class T, class F>
+inline void each(const T* in, const T* with, T* out, uint64_t n, F f) {
+  if (with == out) {
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = f(in[i], out[i]);
+  } else {
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = f(in[i], with[i]);
+  }
+}
 
 template <class T>
-void reduce_values(int op, const void* vin, void* vio, uint64_t n) {
+void reduce_values_to(int op, const void* vin, const void* vwith, void* vout, uint64_t n) {
   const T* in = static_cast<const T*>(vin);
-  T* io = static_cast<T*>(vio);
+  const T* with = static_cast<const T*>(vwith);
+  T* out = static_cast<T*>(vout);
   if constexpr (std::is_same_v<T, bool>) {
     // C's _Bool: only the logical operations reach here.
   } else {
     switch (op) {
       case kOpSum:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] + io[i]);
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a + b); });
       case kOpProd:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] * io[i]);
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a * b); });
       default:
         break;
     }
@@ -92,25 +104,15 @@ void reduce_values(int op, const void* vin, void* vio, uint64_t n) {
   if constexpr (!is_complex_v<T>) {
     switch (op) {
       case kOpMax:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = in[i] > io[i] ? in[i] : io[i];
-        return;
+        return each(in, with, out, n, [](T a, T b) { return a > b ? a : b; });
       case kOpMin:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = in[i] < io[i] ? in[i] : io[i];
-        return;
+        return each(in, with, out, n, [](T a, T b) { return a < b ? a : b; });
       case kOpLand:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] != T{} && io[i] != T{});
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a != T{} && b != T{}); });
       case kOpLor:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] != T{} || io[i] != T{});
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a != T{} || b != T{}); });
       case kOpLxor:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>((in[i] != T{}) != (io[i] != T{}));
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>((a != T{}) != (b != T{})); });
       default:
         break;
     }
@@ -118,20 +120,30 @@ void reduce_values(int op, const void* vin, void* vio, uint64_t n) {
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
       case kOpBand:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] & io[i]);
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a & b); });
       case kOpBor:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] | io[i]);
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a | b); });
       case kOpBxor:
-        for (uint64_t i = 0; i < n; ++i)
-          io[i] = static_cast<T>(in[i] ^ io[i]);
-        return;
+        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a ^ b); });
       default:
         break;
     }
+  }
+}
+
+template <class T>
+void reduce_values(int op, const void* in, void* io, uint64_t n) {
+  reduce_values_to<T>(op, in, io, io, n);
+}
+
+// The three-operand loop, except where an element has padding (x86's 10-byte long double in 16
+// bytes): a copy brings the operand's padding bytes along, the loop would not.
+template <class T>
+constexpr ReducerTo reducer_to() {
+  if constexpr (std::is_same_v<T, long double> || std::is_same_v<T, std::complex<long double>>) {
+    return nullptr;
+  } else {
+    return &reduce_values_to<T>;
   }
 }
 
@@ -173,19 +185,20 @@ struct TypeEntry {
   TypeInfo info;
   uint16_t ops;
   Reducer reduce;
+  ReducerTo reduce_to = nullptr;  // the element-wise types only
 };
 
 template <class T>
 constexpr TypeEntry integer(const char* name) {
-  return {{name, sizeof(T), K::kInteger}, kIntegerOps, &reduce_values<T>};
+  return {{name, sizeof(T), K::kInteger}, kIntegerOps, &reduce_values<T>, reducer_to<T>()};
 }
 template <class T>
 constexpr TypeEntry floating(const char* name) {
-  return {{name, sizeof(T), K::kFloating}, kFloatingOps, &reduce_values<T>};
+  return {{name, sizeof(T), K::kFloating}, kFloatingOps, &reduce_values<T>, reducer_to<T>()};
 }
 template <class T>
 constexpr TypeEntry complex_type(const char* name) {
-  return {{name, sizeof(T), K::kComplex}, kArith, &reduce_values<T>};
+  return {{name, sizeof(T), K::kComplex}, kArith, &reduce_values<T>, reducer_to<T>()};
 }
 template <class V>
 constexpr TypeEntry pair(const char* name) {
@@ -301,6 +314,15 @@ std::string reduce_apply(int op, int type, const void* in, void* io, uint64_t n)
   if (bit == 0 || (t.ops & bit) == 0) return fmt::format("{} is not defined for {}", op_name(op), t.info.name);
   t.reduce(op, in, io, n);
   return {};
+}
+
+bool reduce_apply_to(int op, int type, const void* in, const void* with, void* out, uint64_t n) {
+  if (op >= kExtraBase || type >= kExtraBase || type <= 0 || type >= kTypeCount || op == kOpReplace) return false;
+  const TypeEntry& t = kTypes[type];
+  const uint16_t bit = op_bit(op);
+  if (t.reduce_to == nullptr || bit == 0 || (t.ops & bit) == 0) return false;
+  t.reduce_to(op, in, with, out, n);
+  return true;
 }
 
 }  // namespace mgen::mpi

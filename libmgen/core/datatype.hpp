@@ -88,6 +88,10 @@ const TypeInfo* type_info(int type);
 // Applies `inout[i] = in[i] op inout[i]` for `count` elements. Returns an empty string on
 // success, or why the op does not apply to the type (MPI: "invalid op for datatype").
 std::string reduce_apply(int op, int type, const void* in, void* inout, uint64_t count);
+// `out[i] = in[i] op with[i]`, the same arithmetic as reduce_apply on a copy of `with` (the same
+// bits), without the copy; `out` overlaps neither operand. False, with nothing done, when there
+// is no such loop for (op, type): user operations, pair and opaque types, invalid pairs.
+bool reduce_apply_to(int op, int type, const void* in, const void* with, void* out, uint64_t count);
 const char* op_name(int op);
 bool op_valid(int op);
 

@@ -124,6 +124,12 @@ void World::land(RankId dst, Request& rq, const void* payload, uint64_t bytes) {
   const auto* in = static_cast<const std::byte*>(payload);
   const uint64_t alignment = std::min<uint64_t>(rq.fold_size & (~uint64_t{rq.fold_size} + 1), 16);
   const bool misaligned = reinterpret_cast<uintptr_t>(in) % alignment != 0;
+  // Another operand than the buffer itself: one pass, rbuf = payload op operand, where the
+  // chunks below would copy the operand in first and then reduce (the same arithmetic).
+  if (rq.fold_with != rq.rbuf && !misaligned &&
+      reduce_apply_to(rq.fold_op, rq.fold_type, in, rq.fold_with, rq.rbuf, count)) {
+    return;
+  }
   const uint64_t step = rq.fold_with == rq.rbuf && !misaligned ? count : std::max<uint64_t>(1, kChunk / rq.fold_size);
   auto* out = static_cast<std::byte*>(rq.rbuf);
   const auto* with = static_cast<const std::byte*>(rq.fold_with);

@@ -38,7 +38,6 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   while ((1u << vc_shift_) < vcs_)
     ++vc_shift_;
   ports_.assign(ports, Port{});
-  rings_.assign(ports, CreditRing{});
   vc_.assign(ports << vc_shift_, PortVc{});
   link_stats_.assign(ports, LinkStats{});
   const int32_t vc_buffer = static_cast<int32_t>(config.router.vc_buffer.count());
@@ -68,61 +67,22 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   }
   nics_.assign(topology.endpoints(), Nic{});
   nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
-  nic_rings_.assign(topology.endpoints(), CreditRing{});
+  // Wide credit rings if some link's credit round trip holds more than four full packets.
+  for (const Port& port : ports_) {
+    if (port.kind != PeerKind::kUnconnected && port.latency * 2 > port.full_ser * 4) wide_rings_ = true;
+  }
+  if (topology.endpoint_latency() * 2 > full_packet_time_ * 4) wide_rings_ = true;
+  if (wide_rings_) {
+    wide_port_rings_.assign(ports, packet::WideRing{});
+    wide_nic_rings_.assign(topology.endpoints(), packet::WideRing{});
+  } else {
+    narrow_port_rings_.assign(ports, packet::NarrowRing{});
+    narrow_nic_rings_.assign(topology.endpoints(), packet::NarrowRing{});
+  }
   nic_stats_.assign(topology.endpoints(), LinkStats{});
 }
 
 // ---------------------------------------------------------------- credits
-
-void PacketNetwork::return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t bytes) {
-  // Credits for one link come from one downstream input port, whose packets leave in order,
-  // so appending keeps the queue sorted by due time.
-  if (q.overflowing == 0 && q.count < CreditRing::kSlots) {
-    const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
-    q.at[i] = at;
-    q.bytes[i] = bytes;
-    q.vc[i] = static_cast<uint8_t>(vc);
-    ++q.count;
-    return;
-  }
-  if (q.overflow == kNoId) {
-    q.overflow = static_cast<uint32_t>(overflow_.size());
-    overflow_.emplace_back();
-  }
-  overflow_[q.overflow].q.push_back(PendingCredit{at, bytes, vc});
-  ++q.overflowing;
-}
-
-void PacketNetwork::absorb_credits(CreditRing& q, int32_t* credits, size_t stride, Time now) {
-  for (;;) {
-    if (q.count == 0) {
-      if (q.overflowing == 0) return;
-      // Move the oldest overflow entries into the ring.
-      CreditOverflow& o = overflow_[q.overflow];
-      while (q.overflowing != 0 && q.count < CreditRing::kSlots) {
-        const PendingCredit& c = o.q[o.head++];
-        const uint32_t i = (q.first + q.count) % CreditRing::kSlots;
-        q.at[i] = c.at;
-        q.bytes[i] = c.bytes;
-        q.vc[i] = static_cast<uint8_t>(c.vc);
-        ++q.count;
-        --q.overflowing;
-      }
-      if (q.overflowing == 0) {
-        o.q.clear();
-        o.head = 0;
-      } else if (o.head >= 64 && 2 * o.head >= o.q.size()) {
-        // A link that never drains (a long stream) must not grow its queue without end.
-        o.q.erase(o.q.begin(), o.q.begin() + static_cast<std::ptrdiff_t>(o.head));
-        o.head = 0;
-      }
-    }
-    if (q.at[q.first] > now) return;
-    credits[q.vc[q.first] * stride] += static_cast<int32_t>(q.bytes[q.first]);
-    q.first = static_cast<uint8_t>((q.first + 1) % CreditRing::kSlots);
-    --q.count;
-  }
-}
 
 Time PacketNetwork::serialise(uint32_t wire, const Port& out) const {
   if (wire == payload_max_ + header_) return out.full_ser;
@@ -138,6 +98,8 @@ uint32_t PacketNetwork::alloc_packet() {
   if (free_packets_ != kNoId) {
     const uint32_t pk = free_packets_;
     free_packets_ = packets_[pk].next;
+    // The next one to hand out has often been free for long (out of the cache by then).
+    if (free_packets_ != kNoId) __builtin_prefetch(&packets_[free_packets_], 1);
     packets_[pk] = Packet{};
     return pk;
   }
@@ -239,13 +201,13 @@ void PacketNetwork::prefetch(const Event& e) const {
         const uint32_t out_gp = base + ahead - 1;
         __builtin_prefetch(&ports_[out_gp]);
         __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
-        __builtin_prefetch(&rings_[out_gp]);
+        prefetch_port_ring(out_gp);
         __builtin_prefetch(&link_stats_[out_gp]);
       }
       // The grant returns this input's credit to the upstream router's output.
       if (const uint32_t up = upstream_[gp]; up != kNoId) {
         __builtin_prefetch(&ports_[up]);
-        __builtin_prefetch(&rings_[up]);
+        prefetch_port_ring(up);
       }
       break;
     }
@@ -253,12 +215,16 @@ void PacketNetwork::prefetch(const Event& e) const {
       const uint32_t gp = topo_.port_base(e.target) + e.port;
       __builtin_prefetch(&ports_[gp]);
       __builtin_prefetch(&vc_[vc_index(gp, 0)]);
-      __builtin_prefetch(&rings_[gp]);
+      prefetch_port_ring(gp);
       break;
     }
     case kNicWake:
       __builtin_prefetch(&nics_[e.target]);
-      __builtin_prefetch(&nic_rings_[e.target]);
+      if (wide_rings_) {
+        wide_nic_rings_[e.target].prefetch();
+      } else {
+        narrow_nic_rings_[e.target].prefetch();
+      }
       break;
     case kNicArrive:
       __builtin_prefetch(&packets_[static_cast<uint32_t>(e.data)]);
@@ -331,14 +297,15 @@ void PacketNetwork::try_inject(EndpointId e) {
   const uint32_t payload = msg.response ? 0 : static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
   const uint32_t wire = msg.response ? response_ : payload + header_;
   int32_t* credits = &nic_credits_[size_t{e} * vcs_];
-  absorb_credits(nic_rings_[e], credits, 1, now);
+  nic_ring(e, [&](auto& q) { q.absorb(credits, 1, now, overflow_); });
   int vc = -1;
   for (uint32_t v = injection_.vc_lo; v < injection_.vc_hi; ++v) {
     if (credits[v] >= static_cast<int32_t>(wire) && (vc < 0 || credits[v] > credits[vc])) vc = static_cast<int>(v);
   }
   nic.credit_blocked = vc < 0;
   if (vc < 0) {
-    if (nic_rings_[e].count) nic_wake(e, next_credit(nic_rings_[e]));
+    const Time next = nic_ring(e, [](const auto& q) { return q.next(); });
+    if (next != Time::max()) nic_wake(e, next);
     return;  // otherwise the next credit to be returned wakes the NIC
   }
 
@@ -414,7 +381,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   if (reference_) [[unlikely]] {
     ref_return_credit(r, topo_.endpoint_port(e), due, 0, p.wire);
   } else {
-    return_credit(rings_[gp], due, 0, p.wire);
+    return_credit(gp, due, 0, p.wire);
     if (ports_[gp].credit_blocked) wake(r, topo_.endpoint_port(e), due);
   }
   Message& msg = messages_[p.msg];
@@ -596,7 +563,7 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
     grant(r, gp, best, static_cast<uint32_t>(best_vc));
   } else {
     // Credits already on their way are due at known times; later ones wake us on return.
-    if (credit_blocked) retry = simcore::min(retry, next_credit(rings_[gp]));
+    if (credit_blocked) retry = simcore::min(retry, next_credit(gp));
     if (retry != Time::max()) wake(r, out_port, retry);
   }
   if (scratch_.empty()) return;
@@ -646,10 +613,10 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   } else {
     if (in.kind == PeerKind::kRouter) {
       const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
-      return_credit(rings_[up_gp], due, in_vc, p.wire);
+      return_credit(up_gp, due, in_vc, p.wire);
       if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
     } else {
-      return_credit(nic_rings_[in.peer], due, in_vc, p.wire);
+      nic_ring(in.peer, [&](auto& q) { q.push(due, in_vc, p.wire, overflow_); });
       if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
     }
     if (out.req_head != kNoId) wake(r, out_gp - base, tail);

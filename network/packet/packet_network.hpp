@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "mgen/net/backend.hpp"
+#include "packet/credit_ring.hpp"
 
 namespace mgen::net {
 
@@ -104,18 +105,6 @@ class PacketNetwork final : public Backend {
     uint32_t ring_head = kNoId, ring_tail = kNoId;
     bool credit_blocked = false;
   };
-  // A credit on its way back over a link: due at `at` for `bytes` of VC `vc`.
-  struct PendingCredit {
-    Time at;
-    uint32_t bytes = 0;
-    uint32_t vc = 0;
-  };
-  // A ring's credits beyond its inline slots, in due order: entries [head, size) of `q`.
-  // Contiguous per link, so that refilling the ring reads one run of memory.
-  struct CreditOverflow {
-    std::vector<PendingCredit> q;
-    size_t head = 0;
-  };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
   // side of the port it arrived on and the output side of the port it leaves by.
   struct alignas(64) Port {
@@ -132,18 +121,6 @@ class PacketNetwork final : public Backend {
     uint32_t rr = 0;             // last input VC slot granted (router-local)
   };
   static_assert(sizeof(Port) <= 64, "one cache line per port");
-  // Credits on their way back over one link, in due order: up to four inline (one cache line),
-  // any more in the link's overflow queue behind them.
-  struct alignas(64) CreditRing {
-    static constexpr uint32_t kSlots = 4;
-    Time at[kSlots];
-    uint32_t bytes[kSlots] = {};
-    uint8_t vc[kSlots] = {};
-    uint8_t first = 0, count = 0;
-    uint32_t overflow = kNoId;  // index into overflow_, once the ring has overflowed
-    uint32_t overflowing = 0;   // entries waiting there
-  };
-  static_assert(sizeof(CreditRing) == 64, "one cache line per credit ring");
   // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
   struct PortVc {
     uint32_t fifo_head = kNoId, fifo_tail = kNoId;
@@ -168,15 +145,35 @@ class PacketNetwork final : public Backend {
   void request(uint32_t out_gp, uint32_t iv);
   void unrequest(uint32_t out_gp, uint32_t iv);
   int pick_vc(const PortVc* out_vcs, const Packet& p) const;
-  // Credits on their way back: one ring per router output port and per NIC injection link.
-  void return_credit(CreditRing& q, Time at, uint32_t vc, uint32_t bytes);
-  // Adds every credit due by `now` to `credits[vc]` (stride `stride` between VCs).
-  void absorb_credits(CreditRing& q, int32_t* credits, size_t stride, Time now);
-  void absorb_port(uint32_t gp, Time now) {
-    CreditRing& q = rings_[gp];
-    if (q.count) absorb_credits(q, &vc_[size_t{gp} << vc_shift_].credits, sizeof(PortVc) / sizeof(int32_t), now);
+  // Credits on their way back: one ring per router output port and per NIC injection link,
+  // narrow or wide for the whole network (wide_rings_); `f` gets the ring.
+  template <class F>
+  decltype(auto) port_ring(uint32_t gp, F&& f) {
+    return wide_rings_ ? f(wide_port_rings_[gp]) : f(narrow_port_rings_[gp]);
   }
-  static Time next_credit(const CreditRing& q) { return q.count ? q.at[q.first] : Time::max(); }
+  template <class F>
+  decltype(auto) nic_ring(EndpointId e, F&& f) {
+    return wide_rings_ ? f(wide_nic_rings_[e]) : f(narrow_nic_rings_[e]);
+  }
+  void prefetch_port_ring(uint32_t gp) const {
+    if (wide_rings_) {
+      wide_port_rings_[gp].prefetch();
+    } else {
+      narrow_port_rings_[gp].prefetch();
+    }
+  }
+  void return_credit(uint32_t gp, Time due, uint32_t vc, uint32_t bytes) {
+    port_ring(gp, [&](auto& q) { q.push(due, vc, bytes, overflow_); });
+  }
+  // Adds every credit due by `now` to the counters of output port `gp`.
+  void absorb_port(uint32_t gp, Time now) {
+    port_ring(gp, [&](auto& q) {
+      if (q.count) q.absorb(&vc_[size_t{gp} << vc_shift_].credits, sizeof(PortVc) / sizeof(int32_t), now, overflow_);
+    });
+  }
+  Time next_credit(uint32_t gp) {
+    return port_ring(gp, [](const auto& q) { return q.next(); });
+  }
   uint32_t vc_index(uint32_t gp, uint32_t vc) const { return (gp << vc_shift_) | vc; }
   // Reference mode (packet_reference.cpp): credits as events, every wake-up scheduled.
   void ref_return_credit(RouterId r, uint32_t out_port, Time due, uint32_t vc, uint32_t bytes);
@@ -225,18 +222,23 @@ class PacketNetwork final : public Backend {
 
   // Per global port (router port_base + port), and per (global port, VC).
   std::vector<Port> ports_;
-  std::vector<CreditRing> rings_;  // per output port
-  std::vector<PortVc> vc_;         // per port, VCs at a power-of-two stride (1 << vc_shift_)
+  // Credit rings per output port and per NIC, of one width for the whole network: wide if some
+  // link's credit round trip (twice its latency) lasts more than four full packets.
+  bool wide_rings_ = false;
+  std::vector<packet::NarrowRing> narrow_port_rings_;
+  std::vector<packet::WideRing> wide_port_rings_;
+  std::vector<packet::NarrowRing> narrow_nic_rings_;
+  std::vector<packet::WideRing> wide_nic_rings_;
+  std::vector<PortVc> vc_;  // per port, VCs at a power-of-two stride (1 << vc_shift_)
   uint32_t vc_shift_ = 0;
   std::vector<LinkStats> link_stats_;  // per output port
   // Per input port fed by a router: the global number of the upstream output feeding it (its
   // credits go back there), else kNoId. Compact, so the prefetch can read it without waiting.
   std::vector<uint32_t> upstream_;
-  std::vector<CreditOverflow> overflow_;
+  std::vector<packet::CreditOverflow> overflow_;
 
   std::vector<Nic> nics_;
   std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input
-  std::vector<CreditRing> nic_rings_;
   std::vector<LinkStats> nic_stats_;
 
   std::vector<Packet> packets_;
