@@ -735,6 +735,7 @@ int finish(MPI_Request* rp, MPI_Status* status) {
     if (q.unpack && !cancelled) unpack(q.temp.data(), s.bytes, q.user_buf, q.count, *q.type);
   } else if (q.kind == Request::Kind::kDone) {
     ms = q.done_status;
+    cancelled = q.cancelled;
   } else {
     ms.MGEN_SOURCE = MGEN_ANY_SOURCE;
     ms.MGEN_TAG = MGEN_ANY_TAG;
