@@ -224,7 +224,7 @@ class World : public net::MessageSink {
     uint32_t inline_bytes = 0;
     std::byte inline_data[kInline];
     std::vector<std::byte> data;
-    bool landed = false;  // the payload is already in the receive buffer (claim_receive)
+    bool landed = false;     // the payload is already in the receive buffer (claim_receive)
     bool cancelled = false;  // its send was cancelled on the way: dropped on arrival
     bool sent = false, delivered = false;
     uint32_t next_free = kNone;

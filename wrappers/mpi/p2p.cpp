@@ -511,7 +511,7 @@ int PMPI_Cancel(MPI_Request* r) {
     const auto world_kind = [&](MGEN_Request inner) {
       return scope().rank().requests[static_cast<uint32_t>(inner - 1)].kind;
     };
-    if (q.kind == XRequest::Kind::kP2P && q.active &&
+    if (q.kind == XRequest::Kind::kP2P && q.active && q.inner != MGEN_REQUEST_NULL &&
         world_kind(q.inner) == (q.op == SendOp::kRecv ? mgen::mpi::ReqKind::kRecv : mgen::mpi::ReqKind::kSend)) {
       scope().world().cancel(scope().rank(), static_cast<uint32_t>(q.inner - 1));
     } else if (q.kind == XRequest::Kind::kDone && q.buffered != MGEN_REQUEST_NULL && !q.cancelled) {
