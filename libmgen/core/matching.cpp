@@ -180,7 +180,8 @@ bool World::iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* st
 
 // A send can be cancelled while no receive has matched its message (MPI-4.0 §3.8.4): on the
 // way, waiting behind an earlier message of its sender, or in the receiver's unexpected queue
-// (an eager payload already copied into a receive that claimed it counts as matched). The
+// (an eager payload already copied into a receive that claimed it, or a message a probe has
+// reported, counts as matched). The
 // answer is the state at the call's instant; the model charges no round trip to the receiver.
 bool World::cancel_send(RankId id, uint32_t q) {
   Request& req = ranks_[id].requests[q];
@@ -188,7 +189,9 @@ bool World::cancel_send(RankId id, uint32_t q) {
   if (slot == kNone) return false;
   Transfer& t = transfers_[slot];
   // Matched already: the slot went back to the pool (transfer_done) or carries another message.
-  if (t.sreq != q || t.src != id || (t.kind != Xfer::kEager && t.kind != Xfer::kRts) || t.landed || t.cancelled)
+  // A probe that reported it promised the receive that follows this message (MPI-4.0 §3.8.1).
+  if (t.sreq != q || t.src != id || (t.kind != Xfer::kEager && t.kind != Xfer::kRts) || t.landed || t.cancelled ||
+      t.probed)
     return false;
   const bool rendezvous = t.kind == Xfer::kRts;
   if (ranks_[t.dst].unexpected.remove(slot)) {

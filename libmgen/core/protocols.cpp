@@ -68,7 +68,7 @@ uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
     t.sreq = t.rreq = kNone;
     t.env = Envelope{};
     t.inline_bytes = 0;
-    t.landed = t.cancelled = false;
+    t.landed = t.cancelled = t.probed = false;
     t.sent = t.delivered = false;
   } else {
     slot = static_cast<uint32_t>(transfers_.size());

@@ -155,6 +155,7 @@ bool World::evaluate_block(Exec& x) {
       });
       b.flag = n != kNone;
       if (b.flag) {
+        transfers_[r.unexpected.id(n)].probed = true;  // no longer cancellable (cancel_send)
         const Envelope& env = transfers_[r.unexpected.id(n)].env;
         b.status = Status{env.src_rank, env.tag, 0, env.bytes};
       }

@@ -226,6 +226,7 @@ class World : public net::MessageSink {
     std::vector<std::byte> data;
     bool landed = false;     // the payload is already in the receive buffer (claim_receive)
     bool cancelled = false;  // its send was cancelled on the way: dropped on arrival
+    bool probed = false;     // a probe reported it: the receive that follows must get it
     bool sent = false, delivered = false;
     uint32_t next_free = kNone;
   };
