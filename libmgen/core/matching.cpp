@@ -61,6 +61,10 @@ void World::deliver_in_order(RankId dst, uint32_t slot) {
   Rank& r = ranks_[dst];
   const Envelope& env = transfers_[slot].env;
   ++r.recv_seq[env.src];
+  if (transfers_[slot].cancelled) {  // it keeps its place in the sender's order, nothing more
+    transfer_done(slot);
+    return;
+  }
   const uint32_t n =
       r.posted.find_for(static_cast<int>(env.src), [&](uint32_t q) { return matches(r.requests[q], env); });
   if (n != kNone) {
@@ -180,8 +184,39 @@ bool World::iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* st
   return r.block.flag;
 }
 
+// A send can be cancelled while no receive has matched its message (MPI-4.0 §3.8.4): on the
+// way, waiting behind an earlier message of its sender, or in the receiver's unexpected queue
+// (an eager payload already copied into a receive that claimed it, or a message a probe has
+// reported, counts as matched). The
+// answer is the state at the call's instant; the model charges no round trip to the receiver.
+bool World::cancel_send(RankId id, uint32_t q) {
+  Request& req = ranks_[id].requests[q];
+  const uint32_t slot = req.xfer;
+  if (slot == kNone) return false;
+  Transfer& t = transfers_[slot];
+  // Matched already: the slot went back to the pool (transfer_done) or carries another message.
+  // A probe that reported it promised the receive that follows this message (MPI-4.0 §3.8.1).
+  if (t.sreq != q || t.src != id || (t.kind != Xfer::kEager && t.kind != Xfer::kRts) || t.landed || t.cancelled ||
+      t.probed)
+    return false;
+  const bool rendezvous = t.kind == Xfer::kRts;
+  if (ranks_[t.dst].unexpected.remove(slot)) {
+    transfer_done(slot);  // it arrived, so the network reported it sent
+  } else {
+    t.cancelled = true;  // on its way or early: dropped when its turn to be delivered comes
+  }
+  req.xfer = kNone;
+  req.status = Status{};
+  req.status.cancelled = true;
+  // An eager send completes when its message leaves (on_message_sent); a rendezvous one would
+  // complete only with its data, which now never goes.
+  if (rendezvous && !req.complete) complete(id, q);
+  return true;
+}
+
 bool World::cancel(Exec& r, uint32_t q) {
-  if (ranks_[r.rank].requests[q].complete) return false;
+  const Request& req = ranks_[r.rank].requests[q];
+  if (req.complete && req.kind != ReqKind::kSend) return false;
   r.block = Block{};
   r.block.kind = Block::kCancel;
   r.block.reqs = &q;

@@ -68,7 +68,7 @@ uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
     t.sreq = t.rreq = kNone;
     t.env = Envelope{};
     t.inline_bytes = 0;
-    t.landed = false;
+    t.landed = t.cancelled = t.probed = false;
     t.sent = t.delivered = false;
   } else {
     slot = static_cast<uint32_t>(transfers_.size());
@@ -89,6 +89,7 @@ void World::transmit(uint32_t slot, uint64_t wire_bytes) {
 
 void World::transfer_done(uint32_t slot) {
   if (!transfers_[slot].data.empty()) std::vector<std::byte>().swap(transfers_[slot].data);
+  transfers_[slot].sreq = kNone;  // no send refers to it any more (cancel_send checks)
   transfers_[slot].next_free = free_transfer_;
   free_transfer_ = slot;
 }
@@ -104,6 +105,7 @@ void World::start_send(RankId id, uint32_t q) {
   req.env.sent = engine_.now();
   if (bytes <= mpi_.eager_threshold.count() && !req.synchronous) {
     const uint32_t slot = new_transfer(Xfer::kEager, id, dst);
+    req.xfer = slot;
     Transfer& t = transfers_[slot];
     t.sreq = q;
     t.env = req.env;
@@ -132,6 +134,7 @@ void World::start_send(RankId id, uint32_t q) {
   } else {
     req.rendezvous = true;
     const uint32_t slot = new_transfer(Xfer::kRts, id, dst);
+    req.xfer = slot;
     transfers_[slot].sreq = q;
     transfers_[slot].env = req.env;
     transmit(slot, mpi_.envelope.count());

@@ -155,6 +155,7 @@ bool World::evaluate_block(Exec& x) {
       });
       b.flag = n != kNone;
       if (b.flag) {
+        transfers_[r.unexpected.id(n)].probed = true;  // no longer cancellable (cancel_send)
         const Envelope& env = transfers_[r.unexpected.id(n)].env;
         b.status = Status{env.src_rank, env.tag, 0, env.bytes};
       }
@@ -164,6 +165,10 @@ bool World::evaluate_block(Exec& x) {
       // A receive not yet matched leaves the posted queue and completes as cancelled, unless an
       // eager payload is already in its buffer (claim_receive): then it is as good as matched.
       const uint32_t q = b.reqs[0];
+      if (r.requests[q].kind == ReqKind::kSend) {
+        b.flag = cancel_send(r.rank, q);
+        return true;
+      }
       b.flag = !r.requests[q].prefilled && r.posted.remove(q);
       if (b.flag) {
         r.requests[q].complete = true;

@@ -65,6 +65,9 @@ struct Request {
   const void* sbuf = nullptr;
   RankId peer = 0;
   Envelope env;
+  // send: the transfer that carries its message (eager payload or rendezvous RTS) until a
+  // receive matches it, for MPI_Cancel (World::cancel_send).
+  uint32_t xfer = kNone;
   // recv
   void* rbuf = nullptr;
   uint64_t capacity = 0;

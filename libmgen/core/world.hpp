@@ -162,8 +162,9 @@ class World : public net::MessageSink {
   Status probe(Exec& r, uint64_t context, int src_world, int tag);
   bool iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* status);
   void rdma_poll(Exec& r, int tag);
-  // Cancels a receive that has not matched yet (it completes with status.cancelled); false if
-  // it had matched or completed already.
+  // Cancels a receive that has not matched yet, or a send whose message no receive has
+  // matched yet (either completes with status.cancelled; the receiver never sees the
+  // message); false if it had matched (a receive: or completed) already.
   bool cancel(Exec& r, uint32_t req);
   void compute(Exec& r, Time t);
   // Starts a helper context of rank `r` (from its main context) at r's clock, running `job`.
@@ -223,7 +224,9 @@ class World : public net::MessageSink {
     uint32_t inline_bytes = 0;
     std::byte inline_data[kInline];
     std::vector<std::byte> data;
-    bool landed = false;  // the payload is already in the receive buffer (claim_receive)
+    bool landed = false;     // the payload is already in the receive buffer (claim_receive)
+    bool cancelled = false;  // its send was cancelled on the way: dropped on arrival
+    bool probed = false;     // a probe reported it: the receive that follows must get it
     bool sent = false, delivered = false;
     uint32_t next_free = kNone;
   };
@@ -261,6 +264,7 @@ class World : public net::MessageSink {
   void start_get(RankId r, uint32_t req);
   void arrive(RankId dst, uint32_t slot);
   void deliver_in_order(RankId dst, uint32_t slot);
+  bool cancel_send(RankId id, uint32_t req);
   bool matches(const Request& q, const Envelope& env) const;
   // The receive at `dst` that the message `env` will match on arrival whatever happens
   // meanwhile, or kNone: see matching.cpp.

@@ -11,7 +11,7 @@ src=$2/tests/mpi_programs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
-programs=(p2p colls datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups)
+programs=(p2p colls datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups rma_pairs rma_contention p2p_cancel p2p_large_count)
 expected=$src/expected_results.txt
 for p in "${programs[@]}"; do
   files=("$src/$p.c")

@@ -33,12 +33,12 @@ MPICC="${MPICC:-mpicc}"
 MPIEXEC="${MPIEXEC:-mpiexec}"
 NPS="${NPS:-1 2 3 4 5 8}"
 NPS_CHEAP="${NPS_CHEAP-16}"
-CHEAP="${CHEAP:-p2p datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups}"
+CHEAP="${CHEAP:-p2p datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups rma_pairs rma_contention p2p_cancel p2p_large_count}"
 NP_REPEAT="${NP_REPEAT:-3}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-240}"
 CFLAGS="-std=c11 -O1 -Wall -Werror -Wno-stringop-overflow"
 
-PROGRAMS="p2p colls datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups"
+PROGRAMS="p2p colls datatypes comms onesided nbc globals errors halo types2 reductions handles intercomm libc_state null_buffers rma_atomics rma_pscw rma_windows topo alltoallw persistent_colls type_contents type_attrs subarray_darray mprobe info errclass sessions comm_groups rma_pairs rma_contention p2p_cancel p2p_large_count"
 sources() {
   case "$1" in
     globals) echo "globals.c globals_b.c" ;;

@@ -63,6 +63,8 @@ void start(XRequest& q) {
     RankState& st = state();
     st.detached.emplace_back(q.inner, std::move(q.temp));
     q.temp.clear();
+    q.buffered = q.inner;
+    q.cancelled = false;
     q.inner = MGEN_REQUEST_NULL;
     q.kind = XRequest::Kind::kDone;
     q.done_status = MGEN_Status{MGEN_ANY_SOURCE, MGEN_ANY_TAG, 0, 0};
@@ -503,10 +505,21 @@ MGEN_MPI_ALIAS(Request_free)
 int PMPI_Cancel(MPI_Request* r) {
   return call("MPI_Cancel", MPI_COMM_WORLD, [&] {
     XRequest& q = request(*r);
-    // Only receives can be cancelled here; a send is left to complete (MPI 4 deprecates
-    // cancelling sends) and MPI_Test_cancelled reports false for it.
-    if (q.kind == XRequest::Kind::kP2P && q.active && q.op == SendOp::kRecv) {
+    // A receive not yet matched, or a send whose message no receive has matched yet (World::
+    // cancel_send), completes as cancelled; otherwise the request completes as it would have.
+    // (Other requests, an Isendrecv's or a collective's, are left to complete.)
+    const auto world_kind = [&](MGEN_Request inner) {
+      return scope().rank().requests[static_cast<uint32_t>(inner - 1)].kind;
+    };
+    if (q.kind == XRequest::Kind::kP2P && q.active && q.inner != MGEN_REQUEST_NULL &&
+        world_kind(q.inner) == (q.op == SendOp::kRecv ? mgen::mpi::ReqKind::kRecv : mgen::mpi::ReqKind::kSend)) {
       scope().world().cancel(scope().rank(), static_cast<uint32_t>(q.inner - 1));
+    } else if (q.kind == XRequest::Kind::kDone && q.buffered != MGEN_REQUEST_NULL && !q.cancelled) {
+      // A buffered send: its message may still be withdrawn while the detached send that
+      // carries it is alive (reaped ones are long matched).
+      const auto& d = state().detached;
+      const bool alive = std::any_of(d.begin(), d.end(), [&](const auto& e) { return e.first == q.buffered; });
+      if (alive) q.cancelled = scope().world().cancel(scope().rank(), static_cast<uint32_t>(q.buffered - 1));
     } else if (q.kind == XRequest::Kind::kGeneralized) {
       // MPI-4.0 §13.2: the cancel callback, told whether the request is already complete.
       const int rc = q.grequest.cancel(q.grequest.extra_state, q.grequest.done ? 1 : 0);

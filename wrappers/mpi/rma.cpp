@@ -82,6 +82,7 @@ MPI_Win create(int flavor, void* base, MPI_Aint size, int disp_unit, MPI_Comm c,
     s->attached.resize(n);
     s->exclusive.assign(n, -1);
     s->shared_count.assign(n, 0);
+    s->lock_waiters.resize(n);
     if (flavor == MPI_WIN_FLAVOR_SHARED) {
       const MPI_Aint total = shared_offsets(sizes).back();
       s->segment.reset(static_cast<std::byte*>(std::calloc(static_cast<size_t>(total > 0 ? total : 1), 1)));

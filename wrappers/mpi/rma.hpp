@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,10 @@ struct WinShared {
   // Passive-target locks per target: the exclusive holder (-1: none) and how many share it.
   std::vector<int> exclusive;
   std::vector<int> shared_count;
+  // Ranks waiting for each target's lock, first come first: (rank, lock type). MPICH queues
+  // lock requests at the target and grants them in order; without the queue, ranks that
+  // release and retake the lock in step with a waiter's retries starve it for ever.
+  std::vector<std::deque<std::pair<int, int>>> lock_waiters;
   // MPI_Win_allocate_shared's one segment for all members (freed with the last member).
   std::unique_ptr<std::byte, decltype(&std::free)> segment{nullptr, &std::free};
 };

@@ -320,7 +320,9 @@ int PMPI_Fetch_and_op(const void* origin, void* result, MPI_Datatype type, int t
     std::byte* at = target_at(x, target, tdisp, 1, t);
     std::vector<std::byte> old;
     read_modify_write(at, 1, t, src, mop, &old);
-    std::memcpy(result, old.data(), old.size());
+    // `old` is packed: a padded pair type (MPI_SHORT_INT's int sits at offset 4, not 2) must
+    // be laid out again, not copied.
+    copy_out(old, result, 1, type);
     track(x, target, post(x, mgen::mpi::ReqKind::kGet, target, t.size));
     return MPI_SUCCESS;
   });

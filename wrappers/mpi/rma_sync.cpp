@@ -61,11 +61,26 @@ void check_lock_target(const Win& w, int target) {
   }
 }
 
+// Whether `rank` may take `target`'s lock in mode `type` now: no conflicting holder, and no
+// waiter queued before it that the grant would overtake (an exclusive request waits for every
+// earlier one, a shared request for earlier exclusive ones).
+bool may_take(const WinShared& s, size_t target, int rank, int type) {
+  if (s.exclusive[target] >= 0 || (type == MPI_LOCK_EXCLUSIVE && s.shared_count[target] > 0)) return false;
+  for (const auto& [waiter, wtype] : s.lock_waiters[target]) {
+    if (waiter == rank) return true;
+    if (type == MPI_LOCK_EXCLUSIVE || wtype == MPI_LOCK_EXCLUSIVE) return false;
+  }
+  return true;
+}
+
 // Takes `target`'s lock in mode `type`. `round_trip`: each attempt is an atomic on the
-// target's lock word (a remote target); otherwise the first attempt is free.
+// target's lock word (a remote target); otherwise the first attempt is free. A failed
+// attempt queues the rank (MPICH's lock queue at the target): later requests do not overtake
+// it.
 void acquire(Win& w, int target, int type, bool round_trip) {
   WinShared& s = *w.shared;
   const size_t t = static_cast<size_t>(target);
+  bool queued = false;
   for (bool first = true;; first = false) {
     if (target != w.rank && (round_trip || !first)) {
       const Comm& c = *scope().rank().comms[w.comm];
@@ -75,7 +90,13 @@ void acquire(Win& w, int target, int type, bool round_trip) {
     } else if (!first) {
       let_time_pass();
     }
-    if (s.exclusive[t] < 0 && (type == MPI_LOCK_SHARED || s.shared_count[t] == 0)) break;
+    if (may_take(s, t, w.rank, type)) break;
+    if (!queued) s.lock_waiters[t].emplace_back(w.rank, type);
+    queued = true;
+  }
+  if (queued) {
+    auto& waiters = s.lock_waiters[t];
+    waiters.erase(std::find(waiters.begin(), waiters.end(), std::pair{w.rank, type}));
   }
   if (type == MPI_LOCK_EXCLUSIVE) {
     s.exclusive[t] = w.rank;

@@ -82,6 +82,10 @@ struct Request {
   int peer = 0, tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   MGEN_Status done_status{};  // kDone
+  // kDone from a buffered send: the detached send carrying its message (RankState::detached),
+  // which MPI_Cancel may still withdraw, and whether it did.
+  MGEN_Request buffered = MGEN_REQUEST_NULL;
+  bool cancelled = false;
   // A persistent collective (persistent_colls.cpp): starts the non-blocking collective its
   // arguments describe, returning that collective's request.
   std::function<int(MPI_Request*)> start_coll;
