@@ -140,10 +140,10 @@ struct RankState {
   bool initialized = false, finalized = false;
   int sessions = 0;  // open MPI sessions (sessions.cpp): MPI is usable while any is open
   int thread_level = MPI_THREAD_SINGLE;
-  double cpu_mark = 0;     // thread CPU seconds when the rank last left MPI
+  double cpu_mark = 0;                               // thread CPU seconds when the rank last left MPI
   simcore::Time last_wtime = simcore::Time::ps(-1);  // what the rank's previous MPI_Wtime read
-  int depth = 0;           // nesting of Calls (bindings calling bindings)
-  std::string error_text;  // why the last failed request failed (complete())
+  int depth = 0;                                     // nesting of Calls (bindings calling bindings)
+  std::string error_text;                            // why the last failed request failed (complete())
 };
 
 // The calling rank's state (inside a Call).
