@@ -11,6 +11,7 @@ void barrier_dissemination(Channel&);
 void barrier_recursive_doubling(Channel&);
 void barrier_ring(Channel&);
 void barrier_linear(Channel&);
+void barrier_tree(Channel&);
 
 void bcast_binomial(Channel&, void* buf, uint64_t bytes, int root);
 void bcast_scatter_allgather(Channel&, void* buf, uint64_t bytes, int root);

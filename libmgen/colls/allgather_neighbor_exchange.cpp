@@ -2,8 +2,9 @@
 // p / 2 steps for even p. Step 0: even rank r and r + 1 swap their own blocks. Then each step
 // swaps a pair of blocks, the pair received in the step before, alternately with the other
 // neighbour: an even rank's pairs come from the right (2 blocks further each time), an odd
-// rank's from the left. Odd p takes the ring, as Open MPI does. Unequal blocks (allgatherv)
-// travel as one message when the pair lies end to end in the receive buffer, else as two.
+// rank's from the left. Odd p takes the ring, as Open MPI does. A pair travels as one message
+// (allgather) or as its two blocks (allgatherv, whose layouts may differ between ranks; Open
+// MPI sends one message described by a derived datatype there).
 #include "colls/algorithms.hpp"
 #include "colls/util.hpp"
 
@@ -15,16 +16,18 @@ namespace {
 void swap_pairs(Channel& ch, const BlockArgs& a, int out, int in, int peer) {
   const int p = ch.size();
   auto block = [&](int i) { return at(a.recv, a.recv_displ(i)); };
-  auto joined = [&](int i) { return a.recv_displ(i) + a.recv_count(i) == a.recv_displ((i + 1) % p); };
+  // Displacements are each rank's own (MPI lets them differ): only the regular form's pairs are
+  // known to lie end to end at both ends.
+  const int pieces = a.regular ? 1 : 2;
   std::vector<uint32_t> qs;
-  for (int k = 0; k < (joined(in) ? 1 : 2); ++k) {
+  for (int k = 0; k < pieces; ++k) {
     const int i = (in + k) % p;
-    const uint64_t n = joined(in) ? a.recv_count(in) + a.recv_count((in + 1) % p) : a.recv_count(i);
+    const uint64_t n = pieces == 1 ? 2 * a.block : a.recv_count(i);
     if (n > 0) qs.push_back(ch.irecv(block(i), n, peer, kTagAllgather));
   }
-  for (int k = 0; k < (joined(out) ? 1 : 2); ++k) {
+  for (int k = 0; k < pieces; ++k) {
     const int i = (out + k) % p;
-    const uint64_t n = joined(out) ? a.recv_count(out) + a.recv_count((out + 1) % p) : a.recv_count(i);
+    const uint64_t n = pieces == 1 ? 2 * a.block : a.recv_count(i);
     if (n > 0) qs.push_back(ch.isend(block(i), n, peer, kTagAllgather));
   }
   ch.waitall(qs);

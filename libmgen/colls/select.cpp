@@ -25,6 +25,7 @@ const std::vector<Algorithm<BarrierFn>>& barrier_algorithms() {
        barrier_recursive_doubling},
       {"ring", "p - 1 steps of signals to the next rank (NSIM-ACE §4.2.1)", barrier_ring},
       {"linear", "every rank signals rank 0, which then releases them all (Open MPI's linear)", barrier_linear},
+      {"tree", "binomial fan-in to rank 0 and back out, 2 ceil(log2 p) rounds (Open MPI's tree)", barrier_tree},
       {"dimemas", kDimemasDescription, barrier_dimemas},
   };
   return table;

@@ -20,7 +20,7 @@
 // k-nomial bcast takes coll_tuned_bcast_knomial_radix = 4 (coll_tuned_bcast_decision.c:34).
 // The label of each row names Open MPI's algorithm; where mgen runs another one in its place
 // the label says "not built: <what runs>". Not built: split binary tree bcast, butterfly and
-// recursive-doubling reduce-scatter, the tree barrier, gather's linear_sync, allgatherv's
+// recursive-doubling reduce-scatter, gather's linear_sync, allgatherv's
 // gatherv + bcast default, allreduce's basic_linear.
 #include "colls/colls.hpp"
 #include "colls/util.hpp"
@@ -68,9 +68,9 @@ const DecisionTable& ompi_decisions() {
         {"p < 8: linear", below<kTotal, kAnyForm, kAny, 8, kAnyBytes>, "linear"},  // fixed.c:485
         {"p < 64: recursive_doubling", below<kTotal, kAnyForm, kAny, 64, kAnyBytes>, "recursive_doubling"},  // fixed.c:487
         {"p < 256: bruck", below<kTotal, kAnyForm, kAny, 256, kAnyBytes>, "dissemination"},  // fixed.c:489
-        {"p < 512: tree (not built: recursive_doubling)", below<kTotal, kAnyForm, kAny, 512, kAnyBytes>, "recursive_doubling"},  // fixed.c:491
+        {"p < 512: tree", below<kTotal, kAnyForm, kAny, 512, kAnyBytes>, "tree"},  // fixed.c:491
         {"p < 1024: bruck", below<kTotal, kAnyForm, kAny, 1024, kAnyBytes>, "dissemination"},  // fixed.c:493
-        {"p < 4096: tree (not built: recursive_doubling)", below<kTotal, kAnyForm, kAny, 4096, kAnyBytes>, "recursive_doubling"},  // fixed.c:495
+        {"p < 4096: tree", below<kTotal, kAnyForm, kAny, 4096, kAnyBytes>, "tree"},  // fixed.c:495
         {"any: bruck", below<kTotal, kAnyForm, kAny, kAnyP, kAnyBytes>, "dissemination"},  // fixed.c:497
        }},
       // :512-652, ompi_coll_tuned_bcast_intra_dec_fixed; bytes = dsize * count.

@@ -139,3 +139,22 @@ TEST_CASE("ompi chain bcast: p - 1 hops of one message each", "[colls][timing]")
   CHECK(time(8, "chain") == 7 * hop);
   CHECK(time(13, "chain") == 12 * hop);
 }
+
+TEST_CASE("ompi tree barrier: 2 ceil(log2 p) one-way hops", "[colls][timing]") {
+  // Fan-in 7 -> 6 -> 4 -> 0 and back out 0 -> 4 -> 6 -> 7 at 8 ranks: each hop is one empty
+  // message, the same cost as one round of the recursive-doubling barrier's sendrecvs.
+  auto time = [](int p, const char* algorithm) {
+    mgen::mpi::MachineSetup m = test_machine();
+    m.network.topology.kind = "crossbar";
+    m.network.topology.crossbar_nodes = 64;
+    m.collectives.barrier = algorithm;
+    const auto r = run(
+        static_cast<uint32_t>(p), [](int, int) { MGEN_Barrier(MGEN_COMM_WORLD); }, m);
+    INFO(r.error);
+    REQUIRE(r.ok);
+    return ps(r.predicted_s());
+  };
+  const int64_t hop = time(2, "recursive_doubling");
+  CHECK(time(2, "tree") == 2 * hop);
+  CHECK(time(8, "tree") == 6 * hop);
+}

@@ -128,7 +128,7 @@ const Row kRows[] = {
     {kAllgather, 300, 300 * 64, C, false, false, "bruck", "1154: p<512, <128 -> 2"},
     {kAllgather, 2, 2 * 3000, C, true, false, "ring", "1275: allgatherv p==2, <4096 -> 5 two_proc"},
     {kAllgather, 5, 5 * 100, C, true, false, "ring", "1283: allgatherv p<8, <256 -> 1 default (not built)"},
-    {kAllgather, 5, 5 * 300, C, true, false, "ring", "1285: allgatherv p<8, <4096 -> 4"},
+    {kAllgather, 5, 5 * 300, C, true, false, "neighbor_exchange", "1285: allgatherv p<8, <4096 -> 4 neighbor"},
     // gather and scatter (one block)
     {kGather, 2, 1, C, false, false, "linear", "1415: p<4, <2 -> 3 linear_sync (not built)"},
     {kGather, 5, 100, C, false, false, "binomial", "1429: p<8, <1024 -> 2"},
@@ -151,7 +151,9 @@ const Row kRows[] = {
     {kBarrier, 2, 0, C, false, false, "recursive_doubling", "483: p<4 -> 3"},
     {kBarrier, 5, 0, C, false, false, "linear", "485: p<8 -> 1"},
     {kBarrier, 100, 0, C, false, false, "dissemination", "489: p<256 -> 4 bruck"},
-    {kBarrier, 300, 0, C, false, false, "recursive_doubling", "491: p<512 -> 6 tree (not built)"},
+    {kBarrier, 300, 0, C, false, false, "tree", "491: p<512 -> 6 tree"},
+    {kBarrier, 2000, 0, C, false, false, "tree", "495: p<4096 -> 6 tree"},
+    {kBarrier, 5000, 0, C, false, false, "dissemination", "497: else -> 4 bruck"},
     {kScan, 64, 8, C, false, false, "linear", "coll_tuned_module.c:112: coll/basic"},
     {kExscan, 64, 8, C, false, false, "linear", "coll_tuned_module.c:106: coll/basic"},
 };
