@@ -158,3 +158,50 @@ TEST_CASE("ompi tree barrier: 2 ceil(log2 p) one-way hops", "[colls][timing]") {
   CHECK(time(2, "tree") == 2 * hop);
   CHECK(time(8, "tree") == 6 * hop);
 }
+
+TEST_CASE("selector ompi end to end: the table's picks give the right results", "[colls]") {
+  // At 5 and 6 ranks (p < 8 rows) these sizes run binary-tree and linear bcast
+  // (fixed.c:563, 571), binary and chain reduce (:744, :746), neighbor-exchange allgatherv with a
+  // reversed layout (:1285; odd p: the ring), the linear barrier (:485) and reduce_scatter_block.
+  for (int p : {5, 6}) {
+    mgen::mpi::MachineSetup m = machine_for(static_cast<uint32_t>(p));
+    m.collectives.selector = "ompi";
+    const auto r = run(
+        static_cast<uint32_t>(p),
+        [p](int rank, int) {
+          MGEN_Barrier(MGEN_COMM_WORLD);
+          for (int count : {1, 3, 100, 3000, 40000}) {
+            std::vector<int> v(static_cast<size_t>(count), rank == 1 ? 7 : -1);
+            MGEN_Bcast(v.data(), count, MGEN_INT, 1, MGEN_COMM_WORLD);
+            CHECK(std::all_of(v.begin(), v.end(), [](int x) { return x == 7; }));
+            std::vector<long long> in(static_cast<size_t>(count), rank + 1), out(static_cast<size_t>(count), 0);
+            MGEN_Reduce(in.data(), out.data(), count, MGEN_LONG_LONG, MGEN_SUM, p - 1, MGEN_COMM_WORLD);
+            if (rank == p - 1) CHECK(out == std::vector<long long>(out.size(), p * (p + 1) / 2));
+            MGEN_Allreduce(in.data(), out.data(), count, MGEN_LONG_LONG, MGEN_SUM, MGEN_COMM_WORLD);
+            CHECK(out == std::vector<long long>(out.size(), p * (p + 1) / 2));
+            std::vector<int> mine(static_cast<size_t>(count), rank), all(static_cast<size_t>(count * p), -1);
+            MGEN_Allgather(mine.data(), count, MGEN_INT, all.data(), count, MGEN_INT, MGEN_COMM_WORLD);
+            bool ok = true;
+            for (int i = 0; i < count * p; ++i)
+              ok = ok && all[i] == i / count;
+            CHECK(ok);
+            std::vector<int> counts(static_cast<size_t>(p), count), displs(static_cast<size_t>(p));
+            for (int i = 0; i < p; ++i)
+              displs[i] = (p - 1 - i) * count;  // reversed layout
+            std::fill(all.begin(), all.end(), -1);
+            MGEN_Allgatherv(mine.data(), count, MGEN_INT, all.data(), counts.data(), displs.data(), MGEN_INT,
+                            MGEN_COMM_WORLD);
+            ok = true;
+            for (int i = 0; i < count * p; ++i)
+              ok = ok && all[i] == p - 1 - i / count;
+            CHECK(ok);
+            std::vector<long long> whole(static_cast<size_t>(count * p), rank + 1), part(static_cast<size_t>(count), 0);
+            MGEN_Reduce_scatter_block(whole.data(), part.data(), count, MGEN_LONG_LONG, MGEN_SUM, MGEN_COMM_WORLD);
+            CHECK(part == std::vector<long long>(part.size(), p * (p + 1) / 2));
+          }
+        },
+        m);
+    INFO(r.error);
+    CHECK(r.ok);
+  }
+}
