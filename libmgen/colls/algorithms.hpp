@@ -52,6 +52,7 @@ void reduce_scatter_recursive_halving(Channel&, const ReduceScatterArgs&);
 void reduce_scatter_ring(Channel&, const ReduceScatterArgs&);
 void reduce_scatter_pairwise(Channel&, const ReduceScatterArgs&);
 void reduce_scatter_reduce_scatterv(Channel&, const ReduceScatterArgs&);
+void reduce_scatter_butterfly(Channel&, const ReduceScatterArgs&);
 
 void scan_recursive_doubling(Channel&, const ReduceArgs&);
 void scan_linear(Channel&, const ReduceArgs&);

@@ -127,6 +127,8 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms() {
        reduce_scatter_pairwise},
       {"reduce_scatterv", "binomial reduce of the whole vector to rank 0, then a linear scatter (Open MPI)",
        reduce_scatter_reduce_scatterv},
+      {"butterfly", "recursive halving at distances 1, 2, 4, ..., then a mirror exchange (Open MPI's butterfly)",
+       reduce_scatter_butterfly},
       {"dimemas", kDimemasDescription, reduce_scatter_dimemas},
   };
   return table;

@@ -19,8 +19,8 @@
 // pipeline then are ring and chain; chain's fanout 0 becomes 1, coll_base_topo.c:546), and the
 // k-nomial bcast takes coll_tuned_bcast_knomial_radix = 4 (coll_tuned_bcast_decision.c:34).
 // The label of each row names Open MPI's algorithm; where mgen runs another one in its place
-// the label says "not built: <what runs>". Not built: split binary tree bcast, butterfly and
-// recursive-doubling reduce-scatter, gather's linear_sync, allgatherv's
+// the label says "not built: <what runs>". Not built: split binary tree bcast, recursive-doubling
+// reduce_scatter_block, gather's linear_sync, allgatherv's
 // gatherv + bcast default, allreduce's basic_linear.
 #include "colls/colls.hpp"
 #include "colls/util.hpp"
@@ -439,7 +439,7 @@ const DecisionTable& ompi_decisions() {
        {
         {"reduce_scatter, op does not commute: non-overlapping: reduce + scatterv", below<kTotal, kVector, kNonCommutative, kAnyP, kAnyBytes>, "reduce_scatterv"},  // fixed.c:854
         {"reduce_scatter, p < 4, total < 65536: ring", below<kTotal, kVector, kAny, 4, 65536>, "ring"},  // fixed.c:858
-        {"reduce_scatter, p < 4, total < 131072: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 4, 131072>, "recursive_halving"},  // fixed.c:860
+        {"reduce_scatter, p < 4, total < 131072: butterfly", below<kTotal, kVector, kAny, 4, 131072>, "butterfly"},  // fixed.c:860
         {"reduce_scatter, p < 4: ring", below<kTotal, kVector, kAny, 4, kAnyBytes>, "ring"},  // fixed.c:862
         {"reduce_scatter, p < 8, total < 8: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 8, 8>, "reduce_scatterv"},  // fixed.c:866
         {"reduce_scatter, p < 8, total < 262144: recursive_halving", below<kTotal, kVector, kAny, 8, 262144>, "recursive_halving"},  // fixed.c:868
@@ -448,68 +448,68 @@ const DecisionTable& ompi_decisions() {
         {"reduce_scatter, p < 32: ring", below<kTotal, kVector, kAny, 32, kAnyBytes>, "ring"},  // fixed.c:876
         {"reduce_scatter, p < 64, total < 64: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 64, 64>, "reduce_scatterv"},  // fixed.c:880
         {"reduce_scatter, p < 64, total < 2048: recursive_halving", below<kTotal, kVector, kAny, 64, 2048>, "recursive_halving"},  // fixed.c:882
-        {"reduce_scatter, p < 64, total < 524288: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 64, 524288>, "recursive_halving"},  // fixed.c:884
+        {"reduce_scatter, p < 64, total < 524288: butterfly", below<kTotal, kVector, kAny, 64, 524288>, "butterfly"},  // fixed.c:884
         {"reduce_scatter, p < 64: ring", below<kTotal, kVector, kAny, 64, kAnyBytes>, "ring"},  // fixed.c:886
         {"reduce_scatter, p < 128, total < 256: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 128, 256>, "reduce_scatterv"},  // fixed.c:890
         {"reduce_scatter, p < 128, total < 512: recursive_halving", below<kTotal, kVector, kAny, 128, 512>, "recursive_halving"},  // fixed.c:892
-        {"reduce_scatter, p < 128, total < 2048: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 128, 2048>, "recursive_halving"},  // fixed.c:894
+        {"reduce_scatter, p < 128, total < 2048: butterfly", below<kTotal, kVector, kAny, 128, 2048>, "butterfly"},  // fixed.c:894
         {"reduce_scatter, p < 128, total < 4096: recursive_halving", below<kTotal, kVector, kAny, 128, 4096>, "recursive_halving"},  // fixed.c:896
-        {"reduce_scatter, p < 128: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 128, kAnyBytes>, "recursive_halving"},  // fixed.c:898
+        {"reduce_scatter, p < 128: butterfly", below<kTotal, kVector, kAny, 128, kAnyBytes>, "butterfly"},  // fixed.c:898
         {"reduce_scatter, p < 256, total < 256: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 256, 256>, "reduce_scatterv"},  // fixed.c:902
         {"reduce_scatter, p < 256, total < 512: recursive_halving", below<kTotal, kVector, kAny, 256, 512>, "recursive_halving"},  // fixed.c:904
-        {"reduce_scatter, p < 256: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 256, kAnyBytes>, "recursive_halving"},  // fixed.c:906
+        {"reduce_scatter, p < 256: butterfly", below<kTotal, kVector, kAny, 256, kAnyBytes>, "butterfly"},  // fixed.c:906
         {"reduce_scatter, p < 512, total < 256: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 512, 256>, "reduce_scatterv"},  // fixed.c:910
         {"reduce_scatter, p < 512, total < 1024: recursive_halving", below<kTotal, kVector, kAny, 512, 1024>, "recursive_halving"},  // fixed.c:912
-        {"reduce_scatter, p < 512: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 512, kAnyBytes>, "recursive_halving"},  // fixed.c:914
+        {"reduce_scatter, p < 512: butterfly", below<kTotal, kVector, kAny, 512, kAnyBytes>, "butterfly"},  // fixed.c:914
         {"reduce_scatter, p < 1024, total < 512: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 1024, 512>, "reduce_scatterv"},  // fixed.c:918
         {"reduce_scatter, p < 1024, total < 2048: recursive_halving", below<kTotal, kVector, kAny, 1024, 2048>, "recursive_halving"},  // fixed.c:920
-        {"reduce_scatter, p < 1024, total < 8192: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 1024, 8192>, "recursive_halving"},  // fixed.c:922
+        {"reduce_scatter, p < 1024, total < 8192: butterfly", below<kTotal, kVector, kAny, 1024, 8192>, "butterfly"},  // fixed.c:922
         {"reduce_scatter, p < 1024, total < 16384: recursive_halving", below<kTotal, kVector, kAny, 1024, 16384>, "recursive_halving"},  // fixed.c:924
-        {"reduce_scatter, p < 1024: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 1024, kAnyBytes>, "recursive_halving"},  // fixed.c:926
+        {"reduce_scatter, p < 1024: butterfly", below<kTotal, kVector, kAny, 1024, kAnyBytes>, "butterfly"},  // fixed.c:926
         {"reduce_scatter, p < 2048, total < 512: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 2048, 512>, "reduce_scatterv"},  // fixed.c:930
         {"reduce_scatter, p < 2048, total < 4096: recursive_halving", below<kTotal, kVector, kAny, 2048, 4096>, "recursive_halving"},  // fixed.c:932
-        {"reduce_scatter, p < 2048, total < 16384: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 2048, 16384>, "recursive_halving"},  // fixed.c:934
+        {"reduce_scatter, p < 2048, total < 16384: butterfly", below<kTotal, kVector, kAny, 2048, 16384>, "butterfly"},  // fixed.c:934
         {"reduce_scatter, p < 2048, total < 32768: recursive_halving", below<kTotal, kVector, kAny, 2048, 32768>, "recursive_halving"},  // fixed.c:936
-        {"reduce_scatter, p < 2048: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 2048, kAnyBytes>, "recursive_halving"},  // fixed.c:938
+        {"reduce_scatter, p < 2048: butterfly", below<kTotal, kVector, kAny, 2048, kAnyBytes>, "butterfly"},  // fixed.c:938
         {"reduce_scatter, p < 4096, total < 512: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, 4096, 512>, "reduce_scatterv"},  // fixed.c:942
         {"reduce_scatter, p < 4096, total < 4096: recursive_halving", below<kTotal, kVector, kAny, 4096, 4096>, "recursive_halving"},  // fixed.c:944
-        {"reduce_scatter, p < 4096: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, 4096, kAnyBytes>, "recursive_halving"},  // fixed.c:946
+        {"reduce_scatter, p < 4096: butterfly", below<kTotal, kVector, kAny, 4096, kAnyBytes>, "butterfly"},  // fixed.c:946
         {"reduce_scatter, total < 1024: non-overlapping: reduce + scatterv", below<kTotal, kVector, kAny, kAnyP, 1024>, "reduce_scatterv"},  // fixed.c:950
         {"reduce_scatter, total < 8192: recursive_halving", below<kTotal, kVector, kAny, kAnyP, 8192>, "recursive_halving"},  // fixed.c:952
-        {"reduce_scatter: butterfly (not built: recursive_halving)", below<kTotal, kVector, kAny, kAnyP, kAnyBytes>, "recursive_halving"},  // fixed.c:954
+        {"reduce_scatter: butterfly", below<kTotal, kVector, kAny, kAnyP, kAnyBytes>, "butterfly"},  // fixed.c:954
         {"op does not commute: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kNonCommutative, kAnyP, kAnyBytes>, "reduce_scatterv"},  // fixed.c:1000
         {"p < 4, block < 4: recursive_doubling (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 4, 4>, "recursive_halving"},  // fixed.c:1004
-        {"p < 4, block < 8: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 4, 8>, "recursive_halving"},  // fixed.c:1006
+        {"p < 4, block < 8: butterfly", below<kPerRank, kAnyForm, kAny, 4, 8>, "butterfly"},  // fixed.c:1006
         {"p < 4, block < 16: recursive_halving", below<kPerRank, kAnyForm, kAny, 4, 16>, "recursive_halving"},  // fixed.c:1008
-        {"p < 4, block < 128: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 4, 128>, "recursive_halving"},  // fixed.c:1010
+        {"p < 4, block < 128: butterfly", below<kPerRank, kAnyForm, kAny, 4, 128>, "butterfly"},  // fixed.c:1010
         {"p < 4, block < 256: recursive_halving", below<kPerRank, kAnyForm, kAny, 4, 256>, "recursive_halving"},  // fixed.c:1012
-        {"p < 4, block < 4096: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 4, 4096>, "recursive_halving"},  // fixed.c:1014
+        {"p < 4, block < 4096: butterfly", below<kPerRank, kAnyForm, kAny, 4, 4096>, "butterfly"},  // fixed.c:1014
         {"p < 4, block < 8192: recursive_halving", below<kPerRank, kAnyForm, kAny, 4, 8192>, "recursive_halving"},  // fixed.c:1016
-        {"p < 4, block < 131072: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 4, 131072>, "recursive_halving"},  // fixed.c:1018
+        {"p < 4, block < 131072: butterfly", below<kPerRank, kAnyForm, kAny, 4, 131072>, "butterfly"},  // fixed.c:1018
         {"p < 4: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 4, kAnyBytes>, "reduce_scatterv"},  // fixed.c:1020
         {"p < 8, block < 8: recursive_halving", below<kPerRank, kAnyForm, kAny, 8, 8>, "recursive_halving"},  // fixed.c:1024
         {"p < 8, block < 32: recursive_doubling (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 8, 32>, "recursive_halving"},  // fixed.c:1026
-        {"p < 8, block < 256: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 8, 256>, "recursive_halving"},  // fixed.c:1028
+        {"p < 8, block < 256: butterfly", below<kPerRank, kAnyForm, kAny, 8, 256>, "butterfly"},  // fixed.c:1028
         {"p < 8, block < 8192: recursive_halving", below<kPerRank, kAnyForm, kAny, 8, 8192>, "recursive_halving"},  // fixed.c:1030
-        {"p < 8, block < 16384: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 8, 16384>, "recursive_halving"},  // fixed.c:1032
+        {"p < 8, block < 16384: butterfly", below<kPerRank, kAnyForm, kAny, 8, 16384>, "butterfly"},  // fixed.c:1032
         {"p < 8, block < 1048576: recursive_halving", below<kPerRank, kAnyForm, kAny, 8, 1048576>, "recursive_halving"},  // fixed.c:1034
         {"p < 8: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 8, kAnyBytes>, "reduce_scatterv"},  // fixed.c:1036
         {"p < 16, block < 4: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 16, 4>, "reduce_scatterv"},  // fixed.c:1040
         {"p < 16, block < 32: recursive_halving", below<kPerRank, kAnyForm, kAny, 16, 32>, "recursive_halving"},  // fixed.c:1042
-        {"p < 16, block < 128: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 16, 128>, "recursive_halving"},  // fixed.c:1044
+        {"p < 16, block < 128: butterfly", below<kPerRank, kAnyForm, kAny, 16, 128>, "butterfly"},  // fixed.c:1044
         {"p < 16, block < 524288: recursive_halving", below<kPerRank, kAnyForm, kAny, 16, 524288>, "recursive_halving"},  // fixed.c:1046
         {"p < 16, block < 4194304: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 16, 4194304>, "reduce_scatterv"},  // fixed.c:1048
-        {"p < 16: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 16, kAnyBytes>, "recursive_halving"},  // fixed.c:1050
+        {"p < 16: butterfly", below<kPerRank, kAnyForm, kAny, 16, kAnyBytes>, "butterfly"},  // fixed.c:1050
         {"p < 32, block < 32: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 32, 32>, "reduce_scatterv"},  // fixed.c:1054
         {"p < 32, block < 524288: recursive_halving", below<kPerRank, kAnyForm, kAny, 32, 524288>, "recursive_halving"},  // fixed.c:1056
         {"p < 32, block < 2097152: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, 32, 2097152>, "reduce_scatterv"},  // fixed.c:1058
         {"p < 32, block < 4194304: recursive_halving", below<kPerRank, kAnyForm, kAny, 32, 4194304>, "recursive_halving"},  // fixed.c:1060
-        {"p < 32: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, 32, kAnyBytes>, "recursive_halving"},  // fixed.c:1062
+        {"p < 32: butterfly", below<kPerRank, kAnyForm, kAny, 32, kAnyBytes>, "butterfly"},  // fixed.c:1062
         {"block < 4: recursive_halving", below<kPerRank, kAnyForm, kAny, kAnyP, 4>, "recursive_halving"},  // fixed.c:1066
         {"block < 16: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, kAnyP, 16>, "reduce_scatterv"},  // fixed.c:1068
-        {"block < 65536: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, kAnyP, 65536>, "recursive_halving"},  // fixed.c:1070
+        {"block < 65536: butterfly", below<kPerRank, kAnyForm, kAny, kAnyP, 65536>, "butterfly"},  // fixed.c:1070
         {"block < 262144: basic_linear: reduce + scatter", below<kPerRank, kAnyForm, kAny, kAnyP, 262144>, "reduce_scatterv"},  // fixed.c:1072
-        {"any: butterfly (not built: recursive_halving)", below<kPerRank, kAnyForm, kAny, kAnyP, kAnyBytes>, "recursive_halving"},  // fixed.c:1074
+        {"any: butterfly", below<kPerRank, kAnyForm, kAny, kAnyP, kAnyBytes>, "butterfly"},  // fixed.c:1074
        }},
       // coll/tuned leaves scan and exscan to coll/basic (coll_tuned_module.c:106, 112): a chain.
       {"scan",

@@ -142,9 +142,12 @@ const Row kRows[] = {
     // reduce_scatter (the whole result) and reduce_scatter_block (bytes = block * p)
     {kReduceScatter, 64, 1000, N, true, false, "reduce_scatterv", "854: not commutative -> 1 non-overlapping"},
     {kReduceScatter, 2, 1000, C, true, false, "ring", "858: p<4, <65536 -> 3"},
-    {kReduceScatter, 2, 100000, C, true, false, "recursive_halving", "860: p<4, <131072 -> 4 butterfly (not built)"},
+    {kReduceScatter, 2, 100000, C, true, false, "butterfly", "860: p<4, <131072 -> 4 butterfly"},
+    {kReduceScatter, 40, 100000, C, true, false, "butterfly", "884: p<64, <524288 -> 4 butterfly"},
+    {kReduceScatter, 40, 600000, C, true, false, "ring", "886: p<64, else -> 3 ring"},
     {kReduceScatter, 5, 4, C, true, false, "reduce_scatterv", "866: p<8, <8 -> 1"},
     {kReduceScatter, 2, 2 * 2, C, false, false, "recursive_halving", "1004: block p<4, <4 -> 2 (not built)"},
+    {kReduceScatter, 2, 2 * 4, C, false, false, "butterfly", "1006: block p<4, <8 -> 4 butterfly"},
     {kReduceScatter, 2, 2 * 8, C, false, false, "recursive_halving", "1008: block p<4, <16 -> 3"},
     {kReduceScatter, 64, 64 * 8, N, false, false, "reduce_scatterv", "1000: block, not commutative -> 1"},
     // barrier (size only), scan and exscan (coll/basic)
