@@ -47,6 +47,7 @@ void alltoall_pairwise(Channel&, const BlockArgs&);
 void alltoall_bruck(Channel&, const BlockArgs&);
 void alltoall_linear(Channel&, const BlockArgs&);
 void alltoall_scattered(Channel&, const BlockArgs&);
+void alltoall_pairwise_shift(Channel&, const BlockArgs&);
 
 void reduce_scatter_recursive_halving(Channel&, const ReduceScatterArgs&);
 void reduce_scatter_ring(Channel&, const ReduceScatterArgs&);

@@ -114,6 +114,8 @@ const std::vector<Algorithm<BlockFn>>& alltoall_algorithms() {
       {"linear", "every send and receive posted at once", alltoall_linear},
       {"scattered", "MPICH's medium alltoall(v): sends and receives posted 32 peers at a time (ALLTOALL_THROTTLE)",
        alltoall_scattered},
+      {"pairwise_shift", "p - 1 sendrecv steps to rank + i, from rank - i, for any p (Open MPI's pairwise)",
+       alltoall_pairwise_shift},
       {"dimemas", kDimemasDescription, alltoall_dimemas},
   };
   return table;

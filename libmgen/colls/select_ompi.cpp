@@ -362,27 +362,27 @@ const DecisionTable& ompi_decisions() {
       {"alltoall",
        {
         {"in place: basic_inplace (here: pairwise)", [](const Signature& s) { return s.in_place; }, "pairwise"},
-        {"alltoallv, p < 4: pairwise", below<kTotal, kVector, kAny, 4, kAnyBytes>, "pairwise"},  // fixed.c:437
+        {"alltoallv, p < 4: pairwise", below<kTotal, kVector, kAny, 4, kAnyBytes>, "pairwise_shift"},  // fixed.c:437
         {"alltoallv, p < 64: basic_linear", below<kTotal, kVector, kAny, 64, kAnyBytes>, "linear"},  // fixed.c:439
-        {"alltoallv, p < 128: pairwise", below<kTotal, kVector, kAny, 128, kAnyBytes>, "pairwise"},  // fixed.c:441
+        {"alltoallv, p < 128: pairwise", below<kTotal, kVector, kAny, 128, kAnyBytes>, "pairwise_shift"},  // fixed.c:441
         {"alltoallv, p < 256: basic_linear", below<kTotal, kVector, kAny, 256, kAnyBytes>, "linear"},  // fixed.c:443
-        {"alltoallv, p < 1024: pairwise", below<kTotal, kVector, kAny, 1024, kAnyBytes>, "pairwise"},  // fixed.c:445
+        {"alltoallv, p < 1024: pairwise", below<kTotal, kVector, kAny, 1024, kAnyBytes>, "pairwise_shift"},  // fixed.c:445
         {"alltoallv: basic_linear", below<kTotal, kVector, kAny, kAnyP, kAnyBytes>, "linear"},  // fixed.c:447
-        {"p == 2, block < 2: pairwise", below<kTotal, kAnyForm, kAny, -2, 2>, "pairwise"},  // fixed.c:255
-        {"p == 2, block < 4: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 4>, "pairwise"},  // fixed.c:257
-        {"p == 2, block < 16: pairwise", below<kTotal, kAnyForm, kAny, -2, 16>, "pairwise"},  // fixed.c:259
-        {"p == 2, block < 64: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 64>, "pairwise"},  // fixed.c:261
-        {"p == 2, block < 256: pairwise", below<kTotal, kAnyForm, kAny, -2, 256>, "pairwise"},  // fixed.c:263
-        {"p == 2, block < 4096: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 4096>, "pairwise"},  // fixed.c:265
-        {"p == 2, block < 32768: pairwise", below<kTotal, kAnyForm, kAny, -2, 32768>, "pairwise"},  // fixed.c:267
+        {"p == 2, block < 2: pairwise", below<kTotal, kAnyForm, kAny, -2, 2>, "pairwise_shift"},  // fixed.c:255
+        {"p == 2, block < 4: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 4>, "pairwise_shift"},  // fixed.c:257
+        {"p == 2, block < 16: pairwise", below<kTotal, kAnyForm, kAny, -2, 16>, "pairwise_shift"},  // fixed.c:259
+        {"p == 2, block < 64: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 64>, "pairwise_shift"},  // fixed.c:261
+        {"p == 2, block < 256: pairwise", below<kTotal, kAnyForm, kAny, -2, 256>, "pairwise_shift"},  // fixed.c:263
+        {"p == 2, block < 4096: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 4096>, "pairwise_shift"},  // fixed.c:265
+        {"p == 2, block < 32768: pairwise", below<kTotal, kAnyForm, kAny, -2, 32768>, "pairwise_shift"},  // fixed.c:267
         {"p == 2, block < 262144: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, -2, 262144>, "linear"},  // fixed.c:269
-        {"p == 2, block < 1048576: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 1048576>, "pairwise"},  // fixed.c:271
-        {"p == 2: pairwise", below<kTotal, kAnyForm, kAny, -2, kAnyBytes>, "pairwise"},  // fixed.c:273
+        {"p == 2, block < 1048576: two_proc (= pairwise)", below<kTotal, kAnyForm, kAny, -2, 1048576>, "pairwise_shift"},  // fixed.c:271
+        {"p == 2: pairwise", below<kTotal, kAnyForm, kAny, -2, kAnyBytes>, "pairwise_shift"},  // fixed.c:273
         {"p < 8, block < 8192: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 8, 8192>, "linear"},  // fixed.c:277
         {"p < 8, block < 16384: linear", below<kTotal, kAnyForm, kAny, 8, 16384>, "linear"},  // fixed.c:279
         {"p < 8, block < 65536: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 8, 65536>, "linear"},  // fixed.c:281
         {"p < 8, block < 524288: linear", below<kTotal, kAnyForm, kAny, 8, 524288>, "linear"},  // fixed.c:283
-        {"p < 8, block < 1048576: pairwise", below<kTotal, kAnyForm, kAny, 8, 1048576>, "pairwise"},  // fixed.c:285
+        {"p < 8, block < 1048576: pairwise", below<kTotal, kAnyForm, kAny, 8, 1048576>, "pairwise_shift"},  // fixed.c:285
         {"p < 8: linear", below<kTotal, kAnyForm, kAny, 8, kAnyBytes>, "linear"},  // fixed.c:287
         {"p < 16, block < 262144: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 16, 262144>, "linear"},  // fixed.c:291
         {"p < 16: linear", below<kTotal, kAnyForm, kAny, 16, kAnyBytes>, "linear"},  // fixed.c:293
@@ -400,21 +400,21 @@ const DecisionTable& ompi_decisions() {
         {"p < 128, block < 2048: linear", below<kTotal, kAnyForm, kAny, 128, 2048>, "linear"},  // fixed.c:323
         {"p < 128, block < 4096: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 128, 4096>, "linear"},  // fixed.c:325
         {"p < 128, block < 262144: linear", below<kTotal, kAnyForm, kAny, 128, 262144>, "linear"},  // fixed.c:327
-        {"p < 128: pairwise", below<kTotal, kAnyForm, kAny, 128, kAnyBytes>, "pairwise"},  // fixed.c:329
+        {"p < 128: pairwise", below<kTotal, kAnyForm, kAny, 128, kAnyBytes>, "pairwise_shift"},  // fixed.c:329
         {"p < 256, block < 1024: modified_bruck", below<kTotal, kAnyForm, kAny, 256, 1024>, "bruck"},  // fixed.c:333
         {"p < 256, block < 2048: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 256, 2048>, "linear"},  // fixed.c:335
         {"p < 256, block < 262144: linear", below<kTotal, kAnyForm, kAny, 256, 262144>, "linear"},  // fixed.c:337
-        {"p < 256: pairwise", below<kTotal, kAnyForm, kAny, 256, kAnyBytes>, "pairwise"},  // fixed.c:339
+        {"p < 256: pairwise", below<kTotal, kAnyForm, kAny, 256, kAnyBytes>, "pairwise_shift"},  // fixed.c:339
         {"p < 512, block < 1024: modified_bruck", below<kTotal, kAnyForm, kAny, 512, 1024>, "bruck"},  // fixed.c:343
         {"p < 512, block < 8192: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 512, 8192>, "linear"},  // fixed.c:345
         {"p < 512, block < 32768: linear", below<kTotal, kAnyForm, kAny, 512, 32768>, "linear"},  // fixed.c:347
-        {"p < 512: pairwise", below<kTotal, kAnyForm, kAny, 512, kAnyBytes>, "pairwise"},  // fixed.c:349
+        {"p < 512: pairwise", below<kTotal, kAnyForm, kAny, 512, kAnyBytes>, "pairwise_shift"},  // fixed.c:349
         {"p < 1024, block < 512: modified_bruck", below<kTotal, kAnyForm, kAny, 1024, 512>, "bruck"},  // fixed.c:353
         {"p < 1024, block < 8192: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 1024, 8192>, "linear"},  // fixed.c:355
         {"p < 1024, block < 16384: linear", below<kTotal, kAnyForm, kAny, 1024, 16384>, "linear"},  // fixed.c:357
         {"p < 1024, block < 131072: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 1024, 131072>, "linear"},  // fixed.c:359
         {"p < 1024, block < 262144: linear", below<kTotal, kAnyForm, kAny, 1024, 262144>, "linear"},  // fixed.c:361
-        {"p < 1024: pairwise", below<kTotal, kAnyForm, kAny, 1024, kAnyBytes>, "pairwise"},  // fixed.c:363
+        {"p < 1024: pairwise", below<kTotal, kAnyForm, kAny, 1024, kAnyBytes>, "pairwise_shift"},  // fixed.c:363
         {"p < 2048, block < 512: modified_bruck", below<kTotal, kAnyForm, kAny, 2048, 512>, "bruck"},  // fixed.c:367
         {"p < 2048, block < 1024: linear_sync (max_requests 0: all at once = linear)", below<kTotal, kAnyForm, kAny, 2048, 1024>, "linear"},  // fixed.c:369
         {"p < 2048, block < 2048: linear", below<kTotal, kAnyForm, kAny, 2048, 2048>, "linear"},  // fixed.c:371

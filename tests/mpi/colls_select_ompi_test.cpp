@@ -111,14 +111,14 @@ const Row kRows[] = {
     {kReduce, 2, 4, N, false, false, "in_order_binary", "694: not commutative, p<4, <8 -> 6"},
     {kReduce, 5, 8, N, false, false, "linear", "699: not commutative, p<8 -> 1"},
     // alltoall (one block) and alltoallv (size only)
-    {kAlltoall, 2, 1, C, false, false, "pairwise", "255: p==2, <2 -> 2"},
-    {kAlltoall, 2, 3, C, false, false, "pairwise", "257: p==2, <4 -> 5 two_proc"},
+    {kAlltoall, 2, 1, C, false, false, "pairwise_shift", "255: p==2, <2 -> 2"},
+    {kAlltoall, 2, 3, C, false, false, "pairwise_shift", "257: p==2, <4 -> 5 two_proc"},
     {kAlltoall, 2, 100000, C, false, false, "linear", "269: p==2, <262144 -> 4 linear_sync"},
     {kAlltoall, 64, 100, C, false, false, "bruck", "321: p<128, <1024 -> 3 modified_bruck"},
     {kAlltoall, 64, 1500, C, false, false, "linear", "323: p<128, <2048 -> 1"},
-    {kAlltoall, 64, 300000, C, false, false, "pairwise", "329: p<128, else -> 2"},
+    {kAlltoall, 64, 300000, C, false, false, "pairwise_shift", "329: p<128, else -> 2"},
     {kAlltoall, 64, 100, C, false, true, "pairwise", "in place: coll_base_alltoall.c basic_inplace"},
-    {kAlltoall, 3, kV, C, false, false, "pairwise", "437: alltoallv p<4 -> 2"},
+    {kAlltoall, 3, kV, C, false, false, "pairwise_shift", "437: alltoallv p<4 -> 2"},
     {kAlltoall, 10, kV, C, false, false, "linear", "439: alltoallv p<64 -> 1"},
     // allgather (bytes = block * p) and allgatherv (bytes = the total, mean block = total / p)
     {kAllgather, 2, 200, C, false, false, "ring", "1119: p==2 -> 6 two_proc"},
