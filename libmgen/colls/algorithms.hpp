@@ -32,6 +32,8 @@ void allreduce_recursive_doubling(Channel&, const ReduceArgs&);
 void allreduce_rabenseifner(Channel&, const ReduceArgs&);
 void allreduce_ring(Channel&, const ReduceArgs&);
 void allreduce_binomial(Channel&, const ReduceArgs&);
+void allreduce_linear(Channel&, const ReduceArgs&);
+void allreduce_nonoverlapping(Channel&, const ReduceArgs&);
 
 void gather_binomial(Channel&, const BlockArgs&);
 void gather_linear(Channel&, const BlockArgs&);

@@ -75,6 +75,9 @@ const std::vector<Algorithm<ReduceFn>>& allreduce_algorithms() {
       {"ring", "ring reduce-scatter + ring allgather, 2 (p - 1) steps between neighbours; bandwidth-optimal",
        allreduce_ring},
       {"binomial", "binomial reduce to rank 0, then binomial broadcast", allreduce_binomial},
+      {"linear", "linear reduce to rank 0, then linear broadcast (Open MPI's basic_linear)", allreduce_linear},
+      {"nonoverlapping", "reduce to rank 0, then broadcast, each as Open MPI's fixed rules pick them",
+       allreduce_nonoverlapping},
       {"dimemas", kDimemasDescription, allreduce_dimemas},
   };
   return table;

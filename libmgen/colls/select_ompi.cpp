@@ -20,8 +20,7 @@
 // k-nomial bcast takes coll_tuned_bcast_knomial_radix = 4 (coll_tuned_bcast_decision.c:34).
 // The label of each row names Open MPI's algorithm; where mgen runs another one in its place
 // the label says "not built: <what runs>". Not built: split binary tree bcast, recursive-doubling
-// reduce_scatter_block, gather's linear_sync, allgatherv's
-// gatherv + bcast default, allreduce's basic_linear.
+// reduce_scatter_block, gather's linear_sync, allgatherv's gatherv + bcast default.
 #include "colls/colls.hpp"
 #include "colls/util.hpp"
 
@@ -176,18 +175,18 @@ const DecisionTable& ompi_decisions() {
       {"allreduce",
        {
         {"op does not commute, p < 4, bytes < 131072: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 4, 131072>, "recursive_doubling"},  // fixed.c:83
-        {"op does not commute, p < 4: basic_linear: reduce + bcast (not built: binomial)", below<kTotal, kAnyForm, kNonCommutative, 4, kAnyBytes>, "binomial"},  // fixed.c:85
+        {"op does not commute, p < 4: basic_linear: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 4, kAnyBytes>, "linear"},  // fixed.c:85
         {"op does not commute, p < 8: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 8, kAnyBytes>, "recursive_doubling"},  // fixed.c:88
         {"op does not commute, p < 16, bytes < 1048576: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 16, 1048576>, "recursive_doubling"},  // fixed.c:91
-        {"op does not commute, p < 16: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, 16, kAnyBytes>, "binomial"},  // fixed.c:93
+        {"op does not commute, p < 16: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 16, kAnyBytes>, "nonoverlapping"},  // fixed.c:93
         {"op does not commute, p < 128: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 128, kAnyBytes>, "recursive_doubling"},  // fixed.c:96
-        {"op does not commute, p < 256, bytes < 131072: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, 256, 131072>, "binomial"},  // fixed.c:99
+        {"op does not commute, p < 256, bytes < 131072: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 256, 131072>, "nonoverlapping"},  // fixed.c:99
         {"op does not commute, p < 256, bytes < 524288: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 256, 524288>, "recursive_doubling"},  // fixed.c:101
-        {"op does not commute, p < 256: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, 256, kAnyBytes>, "binomial"},  // fixed.c:103
-        {"op does not commute, p < 512, bytes < 4096: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, 512, 4096>, "binomial"},  // fixed.c:107
+        {"op does not commute, p < 256: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 256, kAnyBytes>, "nonoverlapping"},  // fixed.c:103
+        {"op does not commute, p < 512, bytes < 4096: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 512, 4096>, "nonoverlapping"},  // fixed.c:107
         {"op does not commute, p < 512, bytes < 524288: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, 512, 524288>, "recursive_doubling"},  // fixed.c:109
-        {"op does not commute, p < 512: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, 512, kAnyBytes>, "binomial"},  // fixed.c:111
-        {"op does not commute, bytes < 2048: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kNonCommutative, kAnyP, 2048>, "binomial"},  // fixed.c:115
+        {"op does not commute, p < 512: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, 512, kAnyBytes>, "nonoverlapping"},  // fixed.c:111
+        {"op does not commute, bytes < 2048: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kNonCommutative, kAnyP, 2048>, "nonoverlapping"},  // fixed.c:115
         {"op does not commute: recursive_doubling", below<kTotal, kAnyForm, kNonCommutative, kAnyP, kAnyBytes>, "recursive_doubling"},  // fixed.c:117
         {"p < 4, bytes < 8: ring", below<kTotal, kAnyForm, kAny, 4, 8>, "ring"},  // fixed.c:123
         {"p < 4, bytes < 4096: recursive_doubling", below<kTotal, kAnyForm, kAny, 4, 4096>, "recursive_doubling"},  // fixed.c:125
@@ -208,19 +207,19 @@ const DecisionTable& ompi_decisions() {
         {"p < 64: rabenseifner", below<kTotal, kAnyForm, kAny, 64, kAnyBytes>, "rabenseifner"},  // fixed.c:163
         {"p < 128, bytes < 262144: recursive_doubling", below<kTotal, kAnyForm, kAny, 128, 262144>, "recursive_doubling"},  // fixed.c:167
         {"p < 128: rabenseifner", below<kTotal, kAnyForm, kAny, 128, kAnyBytes>, "rabenseifner"},  // fixed.c:169
-        {"p < 256, bytes < 131072: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kAny, 256, 131072>, "binomial"},  // fixed.c:173
+        {"p < 256, bytes < 131072: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kAny, 256, 131072>, "nonoverlapping"},  // fixed.c:173
         {"p < 256, bytes < 262144: recursive_doubling", below<kTotal, kAnyForm, kAny, 256, 262144>, "recursive_doubling"},  // fixed.c:175
         {"p < 256: rabenseifner", below<kTotal, kAnyForm, kAny, 256, kAnyBytes>, "rabenseifner"},  // fixed.c:177
-        {"p < 512, bytes < 4096: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kAny, 512, 4096>, "binomial"},  // fixed.c:181
+        {"p < 512, bytes < 4096: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kAny, 512, 4096>, "nonoverlapping"},  // fixed.c:181
         {"p < 512: rabenseifner", below<kTotal, kAnyForm, kAny, 512, kAnyBytes>, "rabenseifner"},  // fixed.c:183
-        {"p < 2048, bytes < 2048: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kAny, 2048, 2048>, "binomial"},  // fixed.c:187
+        {"p < 2048, bytes < 2048: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kAny, 2048, 2048>, "nonoverlapping"},  // fixed.c:187
         {"p < 2048, bytes < 16384: recursive_doubling", below<kTotal, kAnyForm, kAny, 2048, 16384>, "recursive_doubling"},  // fixed.c:189
         {"p < 2048: rabenseifner", below<kTotal, kAnyForm, kAny, 2048, kAnyBytes>, "rabenseifner"},  // fixed.c:191
-        {"p < 4096, bytes < 2048: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kAny, 4096, 2048>, "binomial"},  // fixed.c:195
+        {"p < 4096, bytes < 2048: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kAny, 4096, 2048>, "nonoverlapping"},  // fixed.c:195
         {"p < 4096, bytes < 4096: segmented_ring (segsize 0: ring)", below<kTotal, kAnyForm, kAny, 4096, 4096>, "ring"},  // fixed.c:197
         {"p < 4096, bytes < 16384: recursive_doubling", below<kTotal, kAnyForm, kAny, 4096, 16384>, "recursive_doubling"},  // fixed.c:199
         {"p < 4096: rabenseifner", below<kTotal, kAnyForm, kAny, 4096, kAnyBytes>, "rabenseifner"},  // fixed.c:201
-        {"bytes < 2048: nonoverlapping: reduce + bcast (inner steps binomial here)", below<kTotal, kAnyForm, kAny, kAnyP, 2048>, "binomial"},  // fixed.c:205
+        {"bytes < 2048: nonoverlapping: reduce + bcast", below<kTotal, kAnyForm, kAny, kAnyP, 2048>, "nonoverlapping"},  // fixed.c:205
         {"bytes < 16384: segmented_ring (segsize 0: ring)", below<kTotal, kAnyForm, kAny, kAnyP, 16384>, "ring"},  // fixed.c:207
         {"bytes < 32768: recursive_doubling", below<kTotal, kAnyForm, kAny, kAnyP, 32768>, "recursive_doubling"},  // fixed.c:209
         {"any: rabenseifner", below<kTotal, kAnyForm, kAny, kAnyP, kAnyBytes>, "rabenseifner"},  // fixed.c:211

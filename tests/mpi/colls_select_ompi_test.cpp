@@ -72,7 +72,7 @@ constexpr bool C = true, N = false;  // commutative or not
 const Row kRows[] = {
     // allreduce, commutative (the case first: 1 MiB at 256 ranks)
     {kAllreduce, 256, 1 << 20, C, false, false, "rabenseifner", "183: p<512, else -> 6 rabenseifner"},
-    {kAllreduce, 256, 4095, C, false, false, "binomial", "181: p<512, <4096 -> 2 nonoverlapping"},
+    {kAllreduce, 256, 4095, C, false, false, "nonoverlapping", "181: p<512, <4096 -> 2 nonoverlapping"},
     {kAllreduce, 256, 4096, C, false, false, "rabenseifner", "183: 4096 is not < 4096"},
     {kAllreduce, 2, 7, C, false, false, "ring", "123: p<4, <8 -> 4 ring"},
     {kAllreduce, 2, 8, C, false, false, "recursive_doubling", "125: p<4, <4096 -> 3"},
@@ -82,9 +82,9 @@ const Row kRows[] = {
     {kAllreduce, 64, 1000, C, false, false, "recursive_doubling", "167: p<128, <262144 -> 3"},
     {kAllreduce, 5000, 3000, C, false, false, "ring", "207: else, <16384 -> 5"},
     // allreduce, operation does not commute
-    {kAllreduce, 2, 131072, N, false, false, "binomial", "85: p<4, else -> 1 basic_linear (not built)"},
+    {kAllreduce, 2, 131072, N, false, false, "linear", "85: p<4, else -> 1 basic_linear"},
     {kAllreduce, 8, 100, N, false, false, "recursive_doubling", "91: p<16, <1048576 -> 3"},
-    {kAllreduce, 8, 1 << 21, N, false, false, "binomial", "93: p<16, else -> 2 nonoverlapping"},
+    {kAllreduce, 8, 1 << 21, N, false, false, "nonoverlapping", "93: p<16, else -> 2 nonoverlapping"},
     // bcast
     {kBcast, 2, 16, C, false, false, "chain", "541: p<4, <32 -> 3 pipeline"},
     {kBcast, 2, 100, C, false, false, "binary", "543: p<4, <256 -> 5 binary_tree"},

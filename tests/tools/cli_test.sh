@@ -23,7 +23,7 @@ expect 0 "selector \"mpich\"" -- "$mgen" info
 expect 0 "selector \"mgen\".*allreduce +bytes > 2048.* -> ring" -- "$mgen" info --set collectives.selector=mgen
 expect 0 "allreduce +bytes <= 8 +-> recursive_doubling.*count < pof2\(p\) +-> recursive_doubling +any +-> rabenseifner" -- "$mgen" info --set collectives.selector=mpich
 expect 0 "allreduce +configured: binomial" -- "$mgen" info --set collectives.allreduce=binomial
-expect 0 "selector \"ompi\".*allreduce .*p < 512, bytes < 4096: nonoverlapping.* -> binomial +p < 512: rabenseifner +-> rabenseifner" -- "$mgen" info --set collectives.selector=ompi
+expect 0 "selector \"ompi\".*allreduce .*p < 512, bytes < 4096: nonoverlapping.* -> nonoverlapping +p < 512: rabenseifner +-> rabenseifner" -- "$mgen" info --set collectives.selector=ompi
 expect 0 "bcast +configured: chain" -- "$mgen" info --set collectives.selector=ompi --set collectives.bcast=chain
 expect 2 "collectives.selector: unknown selector 'openmpi'" -- "$mgen" info --set collectives.selector=openmpi
 
