@@ -37,6 +37,7 @@ void allreduce_nonoverlapping(Channel&, const ReduceArgs&);
 
 void gather_binomial(Channel&, const BlockArgs&);
 void gather_linear(Channel&, const BlockArgs&);
+void gather_linear_sync(Channel&, const BlockArgs&);
 void scatter_binomial(Channel&, const BlockArgs&);
 void scatter_linear(Channel&, const BlockArgs&);
 

@@ -86,6 +86,8 @@ const std::vector<Algorithm<BlockFn>>& gather_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree toward the root, ceil(log2 p) rounds; gatherv goes linear", gather_binomial},
       {"linear", "the root receives from every rank at once", gather_linear},
+      {"linear_sync", "the root takes one rank at a time: receive posted, empty go message, block (Open MPI)",
+       gather_linear_sync},
       {"dimemas", kDimemasDescription, gather_dimemas},
   };
   return table;

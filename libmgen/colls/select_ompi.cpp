@@ -20,7 +20,7 @@
 // k-nomial bcast takes coll_tuned_bcast_knomial_radix = 4 (coll_tuned_bcast_decision.c:34).
 // The label of each row names Open MPI's algorithm; where mgen runs another one in its place
 // the label says "not built: <what runs>". Not built: split binary tree bcast, recursive-doubling
-// reduce_scatter_block, gather's linear_sync, allgatherv's gatherv + bcast default.
+// reduce_scatter_block, allgatherv's gatherv + bcast default.
 #include "colls/colls.hpp"
 #include "colls/util.hpp"
 
@@ -229,17 +229,17 @@ const DecisionTable& ompi_decisions() {
       {"gather",
        {
         {"gatherv (coll/basic): linear", vector_form, "linear"},
-        {"p < 4, block < 2: linear_sync (not built: linear)", below<kTotal, kAnyForm, kAny, 4, 2>, "linear"},  // fixed.c:1415
+        {"p < 4, block < 2: linear_sync", below<kTotal, kAnyForm, kAny, 4, 2>, "linear_sync"},  // fixed.c:1415
         {"p < 4, block < 4: basic_linear", below<kTotal, kAnyForm, kAny, 4, 4>, "linear"},  // fixed.c:1417
         {"p < 4, block < 32768: binomial", below<kTotal, kAnyForm, kAny, 4, 32768>, "binomial"},  // fixed.c:1419
         {"p < 4, block < 65536: basic_linear", below<kTotal, kAnyForm, kAny, 4, 65536>, "linear"},  // fixed.c:1421
         {"p < 4, block < 131072: binomial", below<kTotal, kAnyForm, kAny, 4, 131072>, "binomial"},  // fixed.c:1423
-        {"p < 4: linear_sync (not built: linear)", below<kTotal, kAnyForm, kAny, 4, kAnyBytes>, "linear"},  // fixed.c:1425
+        {"p < 4: linear_sync", below<kTotal, kAnyForm, kAny, 4, kAnyBytes>, "linear_sync"},  // fixed.c:1425
         {"p < 8, block < 1024: binomial", below<kTotal, kAnyForm, kAny, 8, 1024>, "binomial"},  // fixed.c:1429
         {"p < 8, block < 8192: basic_linear", below<kTotal, kAnyForm, kAny, 8, 8192>, "linear"},  // fixed.c:1431
         {"p < 8, block < 32768: binomial", below<kTotal, kAnyForm, kAny, 8, 32768>, "binomial"},  // fixed.c:1433
         {"p < 8, block < 262144: basic_linear", below<kTotal, kAnyForm, kAny, 8, 262144>, "linear"},  // fixed.c:1435
-        {"p < 8: linear_sync (not built: linear)", below<kTotal, kAnyForm, kAny, 8, kAnyBytes>, "linear"},  // fixed.c:1437
+        {"p < 8: linear_sync", below<kTotal, kAnyForm, kAny, 8, kAnyBytes>, "linear_sync"},  // fixed.c:1437
         {"p < 256: binomial", below<kTotal, kAnyForm, kAny, 256, kAnyBytes>, "binomial"},  // fixed.c:1440
         {"p < 512, block < 2048: binomial", below<kTotal, kAnyForm, kAny, 512, 2048>, "binomial"},  // fixed.c:1443
         {"p < 512, block < 8192: basic_linear", below<kTotal, kAnyForm, kAny, 512, 8192>, "linear"},  // fixed.c:1445

@@ -130,7 +130,8 @@ const Row kRows[] = {
     {kAllgather, 5, 5 * 100, C, true, false, "ring", "1283: allgatherv p<8, <256 -> 1 default (not built)"},
     {kAllgather, 5, 5 * 300, C, true, false, "neighbor_exchange", "1285: allgatherv p<8, <4096 -> 4 neighbor"},
     // gather and scatter (one block)
-    {kGather, 2, 1, C, false, false, "linear", "1415: p<4, <2 -> 3 linear_sync (not built)"},
+    {kGather, 2, 1, C, false, false, "linear_sync", "1415: p<4, <2 -> 3 linear_sync"},
+    {kGather, 3, 131072, C, false, false, "linear_sync", "1425: p<4, else -> 3 linear_sync"},
     {kGather, 5, 100, C, false, false, "binomial", "1429: p<8, <1024 -> 2"},
     {kGather, 5, 2000, C, false, false, "linear", "1431: p<8, <8192 -> 1"},
     {kGather, 100, 1 << 20, C, false, false, "binomial", "1440: p<256 -> 2"},
