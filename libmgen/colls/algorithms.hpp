@@ -45,6 +45,7 @@ void allgather_ring(Channel&, const BlockArgs&);
 void allgather_recursive_doubling(Channel&, const BlockArgs&);
 void allgather_bruck(Channel&, const BlockArgs&);
 void allgather_neighbor_exchange(Channel&, const BlockArgs&);
+void allgather_gather_bcast(Channel&, const BlockArgs&);
 
 void alltoall_pairwise(Channel&, const BlockArgs&);
 void alltoall_bruck(Channel&, const BlockArgs&);

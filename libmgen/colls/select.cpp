@@ -108,6 +108,9 @@ const std::vector<Algorithm<BlockFn>>& allgather_algorithms() {
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds at distances 2^k for any p", allgather_bruck},
       {"neighbor_exchange", "Chen et al. 2005: p / 2 steps of block pairs with alternating neighbours; odd p: ring",
        allgather_neighbor_exchange},
+      {"gather_bcast",
+       "linear gather to rank 0, then one broadcast of the whole result (Open MPI's allgatherv default)",
+       allgather_gather_bcast},
       {"dimemas", kDimemasDescription, allgather_dimemas},
   };
   return table;

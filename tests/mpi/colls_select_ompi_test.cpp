@@ -127,7 +127,7 @@ const Row kRows[] = {
     {kAllgather, 40, 40 * 100000, C, false, false, "ring", "1128: p<64, else -> 4"},
     {kAllgather, 300, 300 * 64, C, false, false, "bruck", "1154: p<512, <128 -> 2"},
     {kAllgather, 2, 2 * 3000, C, true, false, "ring", "1275: allgatherv p==2, <4096 -> 5 two_proc"},
-    {kAllgather, 5, 5 * 100, C, true, false, "ring", "1283: allgatherv p<8, <256 -> 1 default (not built)"},
+    {kAllgather, 5, 5 * 100, C, true, false, "gather_bcast", "1283: allgatherv p<8, <256 -> 1 default"},
     {kAllgather, 5, 5 * 300, C, true, false, "neighbor_exchange", "1285: allgatherv p<8, <4096 -> 4 neighbor"},
     // gather and scatter (one block)
     {kGather, 2, 1, C, false, false, "linear_sync", "1415: p<4, <2 -> 3 linear_sync"},
