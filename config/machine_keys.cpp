@@ -249,8 +249,9 @@ const std::vector<KeySpec>& key_specs() {
        "Dimemas's analytic collective model, [dimemas_collectives]) (string)",
        [](const Field& f, Loaded& m) { m.machine.collectives.model = f.string(); }},
       {"collectives.selector",
-       "whose rules \"auto\" follows: \"mpich\" (MPICH 4.0.2's default algorithm choices) or "
-       "\"mgen\" (mgen's own rules, the default) (string; `mgen info` prints the active table)",
+       "whose rules \"auto\" follows: \"mpich\" (the default: MPICH 4.0.2's default algorithm choices), "
+       "\"ompi\" (Open MPI 4.1.6's fixed decision rules) or \"mgen\" (mgen's own earlier rules) (string; "
+       "`mgen info` prints the active table)",
        [](const Field& f, Loaded& m) { m.machine.collectives.selector = f.string(); }},
       {"collectives.barrier", "barrier algorithm, or \"auto\" (string; `mgen info` lists them)",
        [](const Field& f, Loaded& m) { m.machine.collectives.barrier = f.string(); }},

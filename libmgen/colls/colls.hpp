@@ -108,12 +108,14 @@ struct Signature {
   bool builtin_op = true;   // a predefined operation (MPICH: is_op_built_in)
   bool commutative = true;  // the MPI layer keeps operations that do not commute off these paths
   bool in_place = false;    // alltoall with MGEN_IN_PLACE
+  bool varied = false;      // allgatherv, reduce_scatter: blocks may differ (Open MPI has rules of their own)
 };
 
 // The default selection, as data: per collective, conditions tried in order, the first that
 // holds names the algorithm. One table per selector ([collectives] selector): "mpich" (MPICH
-// 4.0.2's defaults, select_mpich.cpp) and "mgen" (mgen's own rules, select_mgen.cpp). `mgen
-// info` prints the active one; the selection walks the same rows, so the two cannot drift.
+// 4.0.2's defaults, select_mpich.cpp), "ompi" (Open MPI 4.1.6's fixed rules, select_ompi.cpp)
+// and "mgen" (mgen's own rules, select_mgen.cpp). `mgen info` prints the active one; the
+// selection walks the same rows, so the two cannot drift.
 enum class Collective : int {
   kBarrier,
   kBcast,
@@ -140,6 +142,7 @@ struct Decision {
 using DecisionTable = std::array<Decision, kCollectives>;  // indexed by Collective
 const DecisionTable& mpich_decisions();
 const DecisionTable& mgen_decisions();
+const DecisionTable& ompi_decisions();
 // The table of `selector`; throws std::invalid_argument for an unknown one.
 const DecisionTable& decisions(const std::string& selector);
 // The algorithm the table picks for `sig`.

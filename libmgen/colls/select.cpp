@@ -1,7 +1,8 @@
 // The collective registries and the selection.
 //
 // A configured name other than "auto" always wins; otherwise the selector's decision table
-// (select_mpich.cpp: MPICH 4.0.2's defaults; select_mgen.cpp: mgen's own) names the algorithm
+// (select_mpich.cpp: MPICH 4.0.2's defaults; select_ompi.cpp: Open MPI 4.1.6's fixed rules;
+// select_mgen.cpp: mgen's own) names the algorithm
 // from the call's signature (communicator size, bytes, count, operation, in place).
 #include <fmt/format.h>
 
@@ -23,6 +24,8 @@ const std::vector<Algorithm<BarrierFn>>& barrier_algorithms() {
       {"recursive_doubling", "pairwise exchanges with rank XOR 2^k; extra steps when p is not a power of two",
        barrier_recursive_doubling},
       {"ring", "p - 1 steps of signals to the next rank (NSIM-ACE §4.2.1)", barrier_ring},
+      {"linear", "every rank signals rank 0, which then releases them all (Open MPI's linear)", barrier_linear},
+      {"tree", "binomial fan-in to rank 0 and back out, 2 ceil(log2 p) rounds (Open MPI's tree)", barrier_tree},
       {"dimemas", kDimemasDescription, barrier_dimemas},
   };
   return table;
@@ -36,6 +39,12 @@ const std::vector<Algorithm<BcastFn>>& bcast_algorithms() {
       {"scatter_rd_allgather",
        "binomial scatter of p chunks, then recursive-doubling allgather (MPICH: medium, p a power of two)",
        bcast_scatter_rd_allgather},
+      {"linear", "the root sends to every rank at once (Open MPI's basic_linear)", bcast_linear},
+      {"chain", "root -> root + 1 -> ..., p - 1 hops, whole message (Open MPI's chain/pipeline, one segment)",
+       bcast_chain},
+      {"binary", "binary tree from the root, whole message per hop (Open MPI's binary_tree, one segment)",
+       bcast_binary},
+      {"knomial", "radix-4 k-nomial tree from the root (Open MPI's knomial, one segment)", bcast_knomial},
       {"dimemas", kDimemasDescription, bcast_dimemas},
   };
   return table;
@@ -47,6 +56,11 @@ const std::vector<Algorithm<ReduceFn>>& reduce_algorithms() {
       {"linear", "the root receives every vector in turn and combines them in rank order", reduce_linear},
       {"rabenseifner", "reduce-scatter by recursive halving, then binomial gather to the root; long vectors",
        reduce_rabenseifner},
+      {"chain", "a chain toward the root, p - 1 hops (Open MPI's chain/pipeline, one segment); commuting ops",
+       reduce_chain},
+      {"binary", "binary tree toward the root (Open MPI's binary, one segment); commuting ops", reduce_binary},
+      {"in_order_binary", "in-order binary tree to rank p - 1, combined in rank order, then to the root (Open MPI)",
+       reduce_in_order_binary},
       {"dimemas", kDimemasDescription, reduce_dimemas},
   };
   return table;
@@ -61,6 +75,9 @@ const std::vector<Algorithm<ReduceFn>>& allreduce_algorithms() {
       {"ring", "ring reduce-scatter + ring allgather, 2 (p - 1) steps between neighbours; bandwidth-optimal",
        allreduce_ring},
       {"binomial", "binomial reduce to rank 0, then binomial broadcast", allreduce_binomial},
+      {"linear", "linear reduce to rank 0, then linear broadcast (Open MPI's basic_linear)", allreduce_linear},
+      {"nonoverlapping", "reduce to rank 0, then broadcast, each as Open MPI's fixed rules pick them",
+       allreduce_nonoverlapping},
       {"dimemas", kDimemasDescription, allreduce_dimemas},
   };
   return table;
@@ -69,6 +86,8 @@ const std::vector<Algorithm<BlockFn>>& gather_algorithms() {
   static const std::vector<Algorithm<BlockFn>> table = {
       {"binomial", "binomial tree toward the root, ceil(log2 p) rounds; gatherv goes linear", gather_binomial},
       {"linear", "the root receives from every rank at once", gather_linear},
+      {"linear_sync", "the root takes one rank at a time: receive posted, empty go message, block (Open MPI)",
+       gather_linear_sync},
       {"dimemas", kDimemasDescription, gather_dimemas},
   };
   return table;
@@ -87,6 +106,11 @@ const std::vector<Algorithm<BlockFn>>& allgather_algorithms() {
       {"recursive_doubling", "exchanges with rank XOR 2^k, log2 p rounds; other sizes than powers of two use bruck",
        allgather_recursive_doubling},
       {"bruck", "Bruck et al. 1997: ceil(log2 p) rounds at distances 2^k for any p", allgather_bruck},
+      {"neighbor_exchange", "Chen et al. 2005: p / 2 steps of block pairs with alternating neighbours; odd p: ring",
+       allgather_neighbor_exchange},
+      {"gather_bcast",
+       "linear gather to rank 0, then one broadcast of the whole result (Open MPI's allgatherv default)",
+       allgather_gather_bcast},
       {"dimemas", kDimemasDescription, allgather_dimemas},
   };
   return table;
@@ -98,6 +122,8 @@ const std::vector<Algorithm<BlockFn>>& alltoall_algorithms() {
       {"linear", "every send and receive posted at once", alltoall_linear},
       {"scattered", "MPICH's medium alltoall(v): sends and receives posted 32 peers at a time (ALLTOALL_THROTTLE)",
        alltoall_scattered},
+      {"pairwise_shift", "p - 1 sendrecv steps to rank + i, from rank - i, for any p (Open MPI's pairwise)",
+       alltoall_pairwise_shift},
       {"dimemas", kDimemasDescription, alltoall_dimemas},
   };
   return table;
@@ -109,6 +135,10 @@ const std::vector<Algorithm<ReduceScatterFn>>& reduce_scatter_algorithms() {
       {"ring", "p - 1 steps around a ring between neighbours; bandwidth-optimal for any p", reduce_scatter_ring},
       {"pairwise", "p - 1 sendrecv steps with rank + i / rank - i, one block each (MPICH: long, commutative)",
        reduce_scatter_pairwise},
+      {"reduce_scatterv", "binomial reduce of the whole vector to rank 0, then a linear scatter (Open MPI)",
+       reduce_scatter_reduce_scatterv},
+      {"butterfly", "recursive halving at distances 1, 2, 4, ..., then a mirror exchange (Open MPI's butterfly)",
+       reduce_scatter_butterfly},
       {"dimemas", kDimemasDescription, reduce_scatter_dimemas},
   };
   return table;
@@ -160,9 +190,10 @@ const Algorithm<Fn>& pick(const std::vector<Algorithm<Fn>>& table, const Collect
 
 const DecisionTable& decisions(const std::string& selector) {
   if (selector == "mpich") return mpich_decisions();
+  if (selector == "ompi") return ompi_decisions();
   if (selector == "mgen") return mgen_decisions();
   throw std::invalid_argument(
-      fmt::format("collectives.selector: unknown selector '{}' (known: mpich, mgen)", selector));
+      fmt::format("collectives.selector: unknown selector '{}' (known: mpich, ompi, mgen)", selector));
 }
 
 const char* decide(const DecisionTable& table, Collective coll, const Signature& sig) {

@@ -17,12 +17,15 @@ expect 0 "fat tree, 4 levels" -- "$mgen" info -c "$src/configs/nsim-ace-ib-256.t
 expect 0 "routing +adaptive" -- "$mgen" info --set router.routing=adaptive --set router.vcs=3
 expect 0 "router.switch_delay" -- "$mgen" info --keys
 # The active collective selector's table: MPICH's by default, mgen's own on request (a long allreduce
-# is then the ring, Rabenseifner under MPICH's); an unknown selector is a configuration error.
+# is then the ring, Rabenseifner under MPICH's); "ompi" prints Open MPI 4.1.6's fixed rules;
+# an unknown selector is a configuration error.
 expect 0 "selector \"mpich\"" -- "$mgen" info
 expect 0 "selector \"mgen\".*allreduce +bytes > 2048.* -> ring" -- "$mgen" info --set collectives.selector=mgen
 expect 0 "allreduce +bytes <= 8 +-> recursive_doubling.*count < pof2\(p\) +-> recursive_doubling +any +-> rabenseifner" -- "$mgen" info --set collectives.selector=mpich
 expect 0 "allreduce +configured: binomial" -- "$mgen" info --set collectives.allreduce=binomial
-expect 2 "collectives.selector: unknown selector 'ompi'" -- "$mgen" info --set collectives.selector=ompi
+expect 0 "selector \"ompi\".*allreduce .*p < 512, bytes < 4096: nonoverlapping.* -> nonoverlapping +p < 512: rabenseifner +-> rabenseifner" -- "$mgen" info --set collectives.selector=ompi
+expect 0 "bcast +configured: chain" -- "$mgen" info --set collectives.selector=ompi --set collectives.bcast=chain
+expect 2 "collectives.selector: unknown selector 'openmpi'" -- "$mgen" info --set collectives.selector=openmpi
 
 printf '[topology]\nkind = "torus"\ndims = [4, 4\n' >"$work/broken.toml"
 expect 2 "broken.toml:[0-9]+:[0-9]+:" -- "$mgen" info -c "$work/broken.toml"

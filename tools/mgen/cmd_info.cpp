@@ -38,7 +38,7 @@ void print_routers_and_nics(const net::NetworkModel& net, const net::NetworkConf
 
 // The active selector's decision table, and the per-collective names that override it.
 void print_collective_selection(const mpi::CollectiveConfig& c) {
-  fmt::print("collective selection: selector \"{}\" (collectives.selector: mpich, mgen){}\n", c.selector,
+  fmt::print("collective selection: selector \"{}\" (collectives.selector: mpich, ompi, mgen){}\n", c.selector,
              c.model == "dimemas" ? "; model \"dimemas\": auto means Dimemas's collective model" : "");
   const std::map<std::string, std::string> configured = {
       {"barrier", c.barrier},     {"bcast", c.bcast},       {"reduce", c.reduce},

@@ -155,7 +155,9 @@ CollJob reduce_scatter_job(Scope& s, Comm& c, const void* sendbuf, void* recvbuf
     b *= r.type_size;
   check_collective(s, c, {.kind = "reduce_scatter", .op = checked_op(op), .shares = &shares});
   const colls::ReduceScatterFn fn =
-      colls::select_reduce_scatter({.size = c.size(), .bytes = total * a.type_size}, s.world().collectives()).fn;
+      colls::select_reduce_scatter({.size = c.size(), .bytes = total * a.type_size, .varied = true},
+                                   s.world().collectives())
+          .fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 

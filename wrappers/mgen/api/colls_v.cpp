@@ -109,7 +109,8 @@ CollJob allgatherv_job(Scope& s, Comm& c, const void* sendbuf, int sendcount, MG
   uint64_t total = 0;
   for (uint64_t n : a.recv_counts)
     total += n;
-  const colls::BlockFn fn = colls::select_allgather({.size = c.size(), .bytes = total}, s.world().collectives()).fn;
+  const colls::BlockFn fn =
+      colls::select_allgather({.size = c.size(), .bytes = total, .varied = true}, s.world().collectives()).fn;
   return [fn, a](colls::Channel& ch) { fn(ch, a); };
 }
 

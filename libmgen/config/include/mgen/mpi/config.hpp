@@ -102,8 +102,9 @@ inline constexpr std::array<DimemasRow, kDimOps> kDimemasTable3 = {{
 // size) or a name from the collective registry (`mgen info` lists them).
 struct CollectiveConfig {
   // Whose rules "auto" follows: "mpich" (the default: MPICH 4.0.2's default choices; mgen
-  // implements MPICH's ABI, so users compare with their MPICH) or "mgen" (mgen's own rules
-  // from before issue 20, kept for comparison with earlier predictions).
+  // implements MPICH's ABI, so users compare with their MPICH), "ompi" (Open MPI 4.1.6's fixed
+  // decision rules, coll/tuned) or "mgen" (mgen's own rules from before issue 20, kept for
+  // comparison with earlier predictions).
   std::string selector = "mpich";
   // "algorithms": "auto" picks by size as below; "dimemas": "auto" means Dimemas's collective
   // model (the "dimemas" entry of every registry), with `dimemas` as its Table 3.
