@@ -84,6 +84,28 @@ inline void each(const T* in, const T* with, T* out, uint64_t n, F f) {
   }
 }
 
+// Integer SUM and PROD wrap around, as the machine's adds and multiplies do (what MPICH's C
+// loops give in practice); computed in unsigned arithmetic, at least unsigned int wide, so that
+// an overflow is not undefined behaviour (UBSan found `int` sums of random operands overflowing).
+template <class T>
+using WrapUnsigned = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <class T>
+T sum(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<WrapUnsigned<T>>(a) + static_cast<WrapUnsigned<T>>(b));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <class T>
+T product(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<WrapUnsigned<T>>(a) * static_cast<WrapUnsigned<T>>(b));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+
 template <class T>
 void reduce_values_to(int op, const void* vin, const void* vwith, void* vout, uint64_t n) {
   const T* in = static_cast<const T*>(vin);
@@ -94,9 +116,9 @@ void reduce_values_to(int op, const void* vin, const void* vwith, void* vout, ui
   } else {
     switch (op) {
       case kOpSum:
-        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a + b); });
+        return each(in, with, out, n, [](T a, T b) { return sum(a, b); });
       case kOpProd:
-        return each(in, with, out, n, [](T a, T b) { return static_cast<T>(a * b); });
+        return each(in, with, out, n, [](T a, T b) { return product(a, b); });
       default:
         break;
     }
