@@ -8,6 +8,7 @@
 #include <string>
 
 #include "colls/colls.hpp"
+#include "colls_select_common.hpp"
 #include "mgen/mpi/run.hpp"
 
 namespace colls = mgen::mpi::colls;
@@ -29,32 +30,7 @@ struct Row {
 const char* chosen(const Row& r, const CollectiveConfig& c) {
   const colls::Signature s{
       .size = r.p, .bytes = r.bytes, .count = r.count, .builtin_op = r.builtin, .in_place = r.in_place};
-  switch (r.coll) {
-    case kBarrier:
-      return colls::select_barrier(s, c).name;
-    case kBcast:
-      return colls::select_bcast(s, c).name;
-    case kReduce:
-      return colls::select_reduce(s, c).name;
-    case kAllreduce:
-      return colls::select_allreduce(s, c).name;
-    case kGather:
-      return colls::select_gather(s, c).name;
-    case kScatter:
-      return colls::select_scatter(s, c).name;
-    case kAllgather:
-      return colls::select_allgather(s, c).name;
-    case kAlltoall:
-      return colls::select_alltoall(s, c).name;
-    case kReduceScatter:
-      return colls::select_reduce_scatter(s, c).name;
-    case kScan:
-      return colls::select_scan(s, c).name;
-    case kExscan:
-      return colls::select_exscan(s, c).name;
-    default:
-      return "?";
-  }
+  return colls::test::selected(r.coll, s, c);
 }
 
 constexpr uint64_t kV = colls::kVaried;
