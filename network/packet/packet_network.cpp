@@ -33,7 +33,8 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())),
       full_dma_time_(transfer_time(Bytes(payload_max_), dma_bw_)),
       reference_(config.router.reference),
-      lookahead_(!routing.adaptive() && !config.router.reference) {
+      lookahead_(!routing.adaptive() && !config.router.reference),
+      trains_(lookahead_ && config.router.trains) {
   const size_t ports = topology.total_ports();
   while ((1u << vc_shift_) < vcs_)
     ++vc_shift_;
@@ -80,6 +81,28 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     narrow_nic_rings_.assign(topology.endpoints(), packet::NarrowRing{});
   }
   nic_stats_.assign(topology.endpoints(), LinkStats{});
+  if (trains_) {
+    train_first_.assign(ports, kNoId);
+    train_last_.assign(ports, kNoId);
+    heading_.assign(ports, 0);
+    horizon_.assign(topology.routers(), Time::max());
+    for (RouterId r = 0; r < topology.routers(); ++r) {
+      Time& h = horizon_[r];
+      for (uint32_t port = 0; port < topology.ports(r); ++port) {
+        const uint32_t gp = topology.port_base(r) + port;
+        const Port& p = ports_[gp];
+        if (p.kind == PeerKind::kRouter) {
+          // Heads arrive a link latency and the head delay after their grant upstream; credits
+          // for this output come back a link latency after the downstream grant.
+          h = simcore::min(h, ports_[upstream_[gp]].latency + t_head_);
+          h = simcore::min(h, ports_[topology.port_base(p.peer) + p.peer_port].latency);
+        } else if (p.kind == PeerKind::kEndpoint) {
+          h = simcore::min(h, topology.endpoint_latency() + t_head_);  // injected heads
+          h = simcore::min(h, topology.endpoint_latency());            // ejection credits
+        }
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- credits
@@ -127,6 +150,7 @@ uint32_t PacketNetwork::alloc_message() {
 // ---------------------------------------------------------------- dispatch
 
 void PacketNetwork::dispatch(const Event& e) {
+  now_ = e.time;
   switch (e.kind - kinds_.begin) {
     case kHeadReady:
       on_head_ready(e.target, e.port, static_cast<uint32_t>(e.data), static_cast<uint32_t>(e.data >> 32) & 0xff);
@@ -146,7 +170,7 @@ void PacketNetwork::dispatch(const Event& e) {
       try_inject(e.target);
       break;
     case kNicArrive:
-      on_nic_arrive(e.target, static_cast<uint32_t>(e.data));
+      on_nic_arrive(e.target, static_cast<uint32_t>(e.data), e.time);
       break;
     case kMsgSent: {
       Message& m = messages_[e.data];
@@ -247,17 +271,19 @@ void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t 
     throw std::out_of_range(
         fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, topo_.endpoints()));
   }
+  now_ = engine_.now();
   const uint32_t m = alloc_message();
   Message& msg = messages_[m];
   msg.cookie = cookie;
   msg.remaining = size.count();
-  msg.posted = engine_.now();
+  msg.posted = now_;
   msg.src = src;
   msg.dst = dst;
   msg.packets = size.count() == 0 ? 1 : static_cast<uint32_t>((size.count() + payload_max_ - 1) / payload_max_);
   msg.seq = message_seq_++;
   ++totals_.messages_injected;
   totals_.payload_bytes += size.count();
+  settle(src);
   enqueue(src, m);
   try_inject(src);
 }
@@ -279,19 +305,53 @@ void PacketNetwork::nic_wake(EndpointId e, Time t) {
     return;
   }
   Nic& nic = nics_[e];
-  if (nic.wake_at >= engine_.now() && nic.wake_at <= t) return;
+  if (nic.wake_at >= now_ && nic.wake_at <= t) return;
   nic.wake_at = t;
   engine_.schedule_canonical(t, kinds_[kNicWake], e);
 }
 
+// A message sent one packet ahead (send_packet(e, true)) rejoins the NIC's round robin at the
+// time that packet was due to leave: messages posted before then queue ahead of it, as they
+// would have if the packet had been sent at its time. (Messages posted at that picosecond come
+// after: the network's events run before the MPI layer's, and a NIC wake-up before an FMA
+// response.)
+void PacketNetwork::settle(EndpointId e) {
+  Nic& nic = nics_[e];
+  if (nic.held == kNoId || now_ < nic.held_at) return;
+  const uint32_t m = nic.held;
+  nic.held = kNoId;
+  enqueue(e, m);
+}
+
 void PacketNetwork::try_inject(EndpointId e) {
   Nic& nic = nics_[e];
+  settle(e);
   if (nic.ring_head == kNoId) return;
-  const Time now = engine_.now();
-  if (nic.link_busy > now) {
+  if (nic.link_busy > now_) {
     nic_wake(e, nic.link_busy);
     return;
   }
+  if (!send_packet(e, false)) return;
+  // Send the next packet now too, for when the link frees, if nothing can change the choice
+  // until then: a message posted meanwhile only queues behind the current round (settle), and
+  // every credit due by then is in the ring already (a credit still unknown is due a link
+  // latency after a grant at the first router that has not happened yet). Only one ahead: a
+  // message posted meanwhile takes the turn after it.
+  if (trains_ && nic.ring_head != kNoId && nic.link_busy < now_ + topo_.endpoint_latency()) {
+    const Time event = now_;
+    now_ = nic.link_busy;
+    send_packet(e, true);
+    now_ = event;
+  }
+  if (nic.ring_head != kNoId || nic.held != kNoId || reference_) nic_wake(e, nic.link_busy);
+}
+
+// Sends the first packet of the NIC's round robin at now_, if a VC has credit for it. `ahead`:
+// sent before its time (try_inject): no credit leaves everything as it was, and the message
+// waits in `held` for its turn to come back.
+bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
+  Nic& nic = nics_[e];
+  const Time now = now_;
   const uint32_t m = nic.ring_head;
   Message& msg = messages_[m];
   const uint32_t payload = msg.response ? 0 : static_cast<uint32_t>(std::min<uint64_t>(payload_max_, msg.remaining));
@@ -302,12 +362,14 @@ void PacketNetwork::try_inject(EndpointId e) {
   for (uint32_t v = injection_.vc_lo; v < injection_.vc_hi; ++v) {
     if (credits[v] >= static_cast<int32_t>(wire) && (vc < 0 || credits[v] > credits[vc])) vc = static_cast<int>(v);
   }
-  nic.credit_blocked = vc < 0;
   if (vc < 0) {
+    if (ahead) return false;  // the wake-up at its time finds the same
+    nic.credit_blocked = true;
     const Time next = nic_ring(e, [](const auto& q) { return q.next(); });
     if (next != Time::max()) nic_wake(e, next);
-    return;  // otherwise the next credit to be returned wakes the NIC
+    return false;  // otherwise the next credit to be returned wakes the NIC
   }
+  nic.credit_blocked = false;
 
   // The DMA engine reads payloads in order; it may have fetched this one while the link was busy.
   // An FMA response is made by the NIC itself: no host memory is read.
@@ -340,10 +402,8 @@ void PacketNetwork::try_inject(EndpointId e) {
   // (not from when credit finally let it go) is what makes oldest-first globally fair.
   p.born = msg.posted + full_packet_time_ * msg.sent;
   p.tail = tail + topo_.endpoint_latency();
-  p.vc = static_cast<uint8_t>(vc);
-  if (lookahead_) route_ahead(topo_.endpoint_router(e), p);
-  engine_.schedule_canonical(head + topo_.endpoint_latency() + t_head_, kinds_[kHeadReady], topo_.endpoint_router(e),
-                             topo_.endpoint_port(e), head_ready_data(pk, vc, p));
+  send_to_router(topo_.endpoint_router(e), topo_.endpoint_port(e), pk, static_cast<uint32_t>(vc),
+                 head + topo_.endpoint_latency() + t_head_);
   ++totals_.packets;
   ++totals_.packet_hops;
 
@@ -353,16 +413,25 @@ void PacketNetwork::try_inject(EndpointId e) {
   if (nic.ring_head == kNoId) nic.ring_tail = kNoId;
   msg.next = kNoId;
   if (msg.sent < msg.packets) {
-    enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
+    if (ahead) {
+      nic.held = m;
+      nic.held_at = now;
+    } else {
+      enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
+    }
   } else {
     engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, m);
   }
-  if (nic.ring_head != kNoId || reference_) nic_wake(e, tail);
+  return true;
 }
 
 // ---------------------------------------------------------------- NIC: ejection
 
-void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
+// The head of packet `pk` reaches endpoint e's NIC at `at`. Outside reference mode this runs at
+// the packet's grant onto the ejection link, before `at`: what it does depends only on the
+// packets that link delivered before (granted earlier, in the same order), and everything it
+// causes is due after `at` (the credit, the delivery, the FMA response).
+void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk, Time at) {
   Nic& nic = nics_[e];
   Packet& p = packets_[pk];
   // Receive DMA writes the payload to memory as it streams in, but cannot finish before the
@@ -371,7 +440,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk) {
   const bool response = messages_[p.msg].response;
   Time dma_end = p.tail;
   if (!response) {
-    const Time dma_start = simcore::max(engine_.now(), nic.rx_dma_free);
+    const Time dma_start = simcore::max(at, nic.rx_dma_free);
     dma_end = simcore::max(dma_start + dma_time(p.payload), p.tail);
     nic.rx_dma_free = dma_end;
   }
@@ -400,11 +469,12 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
   const uint32_t m = alloc_message();
   Message& msg = messages_[m];
   msg.response = true;
-  msg.posted = engine_.now();
+  msg.posted = now_;
   msg.src = from;
   msg.dst = to;
   msg.packets = 1;
   msg.seq = message_seq_++;
+  settle(from);
   enqueue(from, m);
   try_inject(from);
 }
@@ -413,6 +483,21 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
 
 void PacketNetwork::on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc) {
   const uint32_t in_gp = topo_.port_base(r) + in_port;
+  if (!trains_) {
+    arrive(r, in_gp, pk, vc);
+    return;
+  }
+  // Read before arrive(): the first car may be granted and sent on at once.
+  const uint32_t car = packets_[pk].next;
+  const uint32_t cars = packets_[pk].cars - 1;
+  const bool open = train_first_[in_gp] == pk;
+  arrive(r, in_gp, pk, vc);
+  run_train(r, in_gp, open, cars, car);
+}
+
+// A head ready for allocation at input `in_gp` (virtual channel `vc`): it queues behind the
+// packets already there, or asks for its output.
+void PacketNetwork::arrive(RouterId r, uint32_t in_gp, uint32_t pk, uint32_t vc) {
   PortVc& in = vc_[vc_index(in_gp, vc)];
   Packet& p = packets_[pk];
   p.vc = static_cast<uint8_t>(vc);
@@ -440,7 +525,7 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
     p.routed = false;
   } else if (routing_.adaptive()) {
     // Adaptive choices read the free credit of every output of this router.
-    const Time now = engine_.now();
+    const Time now = now_;
     std::vector<int32_t>& view = credit_view_;
     view.resize(size_t{nports} * vcs_);
     for (uint32_t port = 0; port < nports; ++port) {
@@ -467,6 +552,96 @@ void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
   p.vc_lo = route.vc_lo;
   p.vc_hi = route.vc_hi;
   p.routed = true;
+}
+
+void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
+  Packet& p = packets_[pk];
+  p.vc = static_cast<uint8_t>(vc);
+  if (lookahead_) route_ahead(peer, p);
+  if (trains_) {
+    const uint32_t base = topo_.port_base(peer);
+    const uint32_t in_gp = base + peer_port;
+    ++heading_[base + p.out_port];
+    p.ready = ready;
+    p.next = kNoId;
+    // A train's cars all ask for one output at the next router, so that one count tells whether
+    // anything else does.
+    const uint32_t last = train_last_[in_gp];
+    if (last != kNoId && packets_[last].out_port == p.out_port) {
+      packets_[last].next = pk;
+      train_last_[in_gp] = pk;
+      ++packets_[train_first_[in_gp]].cars;
+      return;
+    }
+    p.cars = 1;
+    train_first_[in_gp] = pk;
+    train_last_[in_gp] = pk;
+  }
+  engine_.schedule_canonical(ready, kinds_[kHeadReady], peer, peer_port, head_ready_data(pk, vc, p));
+}
+
+// Packet trains. The first car has arrived and been handled as any packet (arrive()). A car
+// behind it is granted now, at the time its own events would have granted it, if until then
+// nothing but the train can touch its output, its input or the output's credits:
+//  - no other packet at this router, or on a link towards it, asks for the output (heading_);
+//  - no other packet waits at the input (its crossbar connection is shared by its VCs);
+//  - the grant time is before the router's horizon: a packet still unknown arrives a link
+//    latency and the head delay after a grant that has not happened yet, and a credit still
+//    unknown is due a link latency after a downstream grant that has not happened yet;
+//  - a downstream VC has credit for the car at that time (every credit due by then is in the
+//    ring already).
+// The car is then granted exactly as the wake-up at its grant time would have granted it, the
+// sole requester of a free output, and the events it would have needed are never scheduled.
+// The first car that fails a test goes on with the cars behind it as a train of its own, from
+// its arrival: nothing is undone, since nothing was done for it. A tie at the horizon counts as
+// a failure, so the order of same-time events never matters.
+void PacketNetwork::run_train(RouterId r, uint32_t in_gp, bool open, uint32_t cars, uint32_t car) {
+  if (car != kNoId) {
+    const uint32_t out_gp = topo_.port_base(r) + packets_[car].out_port;
+    const Time event = now_;
+    const Time horizon = horizon_[r] == Time::max() ? Time::max() : event + horizon_[r];
+    Port& out = ports_[out_gp];
+    const Port& in = ports_[in_gp];
+    while (car != kNoId) {
+      if (heading_[out_gp] != cars) break;
+      bool idle = true;
+      for (uint32_t v = 0; v < vcs_; ++v)
+        idle &= vc_[vc_index(in_gp, v)].fifo_head == kNoId;
+      if (!idle) break;
+      Packet& p = packets_[car];
+      const Time at = simcore::max(p.ready, simcore::max(out.out_busy, in.in_busy));
+      if (at >= horizon) break;
+      absorb_port(out_gp, at);
+      const int vc = pick_vc(&vc_[vc_index(out_gp, 0)], p);
+      if (vc < 0) break;
+      const uint32_t next = p.next;
+      const uint32_t iv = vc_index(in_gp, p.vc);
+      p.next = kNoId;
+      vc_[iv].fifo_head = car;
+      vc_[iv].fifo_tail = car;
+      p.routed = false;
+      request(out_gp, iv);
+      out.credit_blocked = 0;
+      now_ = at;
+      grant(r, out_gp, iv, static_cast<uint32_t>(vc));
+      now_ = event;
+      --cars;
+      car = next;
+    }
+  }
+  if (car == kNoId) {
+    if (open) {
+      train_first_[in_gp] = kNoId;
+      train_last_[in_gp] = kNoId;
+    }
+    return;
+  }
+  // The rest goes on as a train of its own, from its first car's arrival.
+  Packet& p = packets_[car];
+  p.cars = cars;
+  if (open) train_first_[in_gp] = car;
+  engine_.schedule_canonical(p.ready, kinds_[kHeadReady], r, static_cast<uint16_t>(in_gp - topo_.port_base(r)),
+                             head_ready_data(car, p.vc, p));
 }
 
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {
@@ -504,7 +679,7 @@ void PacketNetwork::wake(RouterId r, uint32_t out_port, Time t) {
     return;
   }
   Port& port = ports_[topo_.port_base(r) + out_port];
-  if (port.out_wake >= engine_.now() && port.out_wake <= t) return;
+  if (port.out_wake >= now_ && port.out_wake <= t) return;
   port.out_wake = t;
   engine_.schedule_canonical(t, kinds_[kRouterWake], r, static_cast<uint16_t>(out_port));
 }
@@ -513,7 +688,7 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
   const uint32_t base = topo_.port_base(r);
   const uint32_t gp = base + out_port;
   Port& out = ports_[gp];
-  const Time now = engine_.now();
+  const Time now = now_;
   if (out.out_busy > now) {
     if (out.req_head != kNoId) wake(r, out_port, out.out_busy);
     return;
@@ -593,7 +768,7 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
 
   Port& out = ports_[out_gp];
   Port& in = ports_[in_gp];
-  const Time head = engine_.now();
+  const Time head = now_;
   const Time tail = simcore::max(head + serialise(p.wire, out), p.tail + t_tail_);
   out.out_busy = tail;
   in.in_busy = tail;
@@ -605,6 +780,7 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   ++ls.packets;
   ls.busy += tail - head;
   ++totals_.packet_hops;
+  if (trains_) --heading_[out_gp];
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.
   const Time due = tail + in.latency;
@@ -623,11 +799,13 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   }
   p.tail = tail + out.latency;
   if (out.kind == PeerKind::kRouter) {
-    if (lookahead_) route_ahead(out.peer, p);
-    engine_.schedule_canonical(head + out.latency + t_head_, kinds_[kHeadReady], out.peer, out.peer_port,
-                               head_ready_data(pk, vc, p));
+    send_to_router(out.peer, out.peer_port, pk, vc, head + out.latency + t_head_);
   } else {
-    engine_.schedule_canonical(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
+    if (reference_) [[unlikely]] {
+      engine_.schedule_canonical(head + out.latency, kinds_[kNicArrive], out.peer, 0, pk);
+    } else {
+      on_nic_arrive(out.peer, pk, head + out.latency);
+    }
   }
   if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);
 }

@@ -48,7 +48,7 @@ enum PacketEventKind : uint16_t {
   kRouterWake,       // target router, port = output port
   kHeadReady,        // target router, port = input port, data = packet | vc << 32 | (lookahead out port + 1) << 40
   kNicWake,          // target endpoint
-  kNicArrive,        // target endpoint, data = packet (its head reaches the NIC)
+  kNicArrive,        // reference mode: target endpoint, data = packet (its head reaches the NIC)
   kFmaRespond,       // target destination endpoint, data = the requester endpoint
   kMsgSent,          // target source endpoint, data = message
   kMsgDelivered,     // target destination endpoint, data = message
@@ -74,10 +74,12 @@ class PacketNetwork final : public Backend {
   PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology, const Routing& routing);
 
   struct Packet {
-    Time tail;  // when the tail is (or will be) in the buffer the packet occupies
-    Time born;  // age arbitration: when it would have left an idle source NIC
+    Time tail;   // when the tail is (or will be) in the buffer the packet occupies
+    Time born;   // age arbitration: when it would have left an idle source NIC
+    Time ready;  // on a link: when its head is ready for allocation at the next router
     uint32_t msg = 0;
-    uint32_t next = kNoId;  // FIFO link within an input VC, or free-list link
+    uint32_t next = kNoId;  // FIFO link within an input VC, next car of its train, or free-list link
+    uint32_t cars = 1;      // the first car of a train: how many packets the train holds
     EndpointId dst = 0;
     uint32_t hash = 0;
     uint32_t wire = 0;
@@ -102,7 +104,9 @@ class PacketNetwork final : public Backend {
   struct Nic {
     Time link_busy, dma_free, rx_dma_free;
     Time wake_at = Time::max();
+    Time held_at;  // when `held` rejoins the round robin
     uint32_t ring_head = kNoId, ring_tail = kNoId;
+    uint32_t held = kNoId;  // a message sent one packet ahead (try_inject)
     bool credit_blocked = false;
   };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
@@ -130,6 +134,15 @@ class PacketNetwork final : public Backend {
 
   // routers
   void on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc);
+  void arrive(RouterId r, uint32_t in_gp, uint32_t pk, uint32_t vc);
+  // Puts packet `pk`, granted downstream VC `vc`, on the link to router `peer`'s input port
+  // `peer_port`, where its head is ready at `ready`: as the next car of the train still on that
+  // link, or as the first car of a new one (one kHeadReady event).
+  void send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready);
+  // The train whose first car has just arrived at router r's input `in_gp` (`open`: the train
+  // still takes new cars): its other `cars` cars, from `car` on, cross while nothing else can
+  // compete; the rest goes on as a train of its own.
+  void run_train(RouterId r, uint32_t in_gp, bool open, uint32_t cars, uint32_t car);
   void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
   // Lookahead routing (deterministic routings): the route at router `r`, computed one hop early.
   void route_ahead(RouterId r, Packet& p) const;
@@ -184,10 +197,12 @@ class PacketNetwork final : public Backend {
   void ref_woken(const simcore::Event& e);
   // nics
   void try_inject(EndpointId e);
+  bool send_packet(EndpointId e, bool ahead);
+  void settle(EndpointId e);
   void nic_wake(EndpointId e, Time t);
   void inject_response(EndpointId from, EndpointId to);
   void enqueue(EndpointId e, uint32_t m);
-  void on_nic_arrive(EndpointId e, uint32_t pk);
+  void on_nic_arrive(EndpointId e, uint32_t pk, Time at);
   void finish(uint32_t m);
 
   uint32_t alloc_packet();
@@ -219,6 +234,10 @@ class PacketNetwork final : public Backend {
   }
   bool reference_;  // router.reference: the slow mode the fast paths are tested against
   bool lookahead_;  // routing does not read credits: route one hop ahead (not in reference mode)
+  bool trains_;     // router.trains, with lookahead routing
+  // The time the network's decisions are taken at: the event's, or during a train the time a
+  // car is granted (later than the event, and earlier than anything that could interfere).
+  Time now_;
 
   // Per global port (router port_base + port), and per (global port, VC).
   std::vector<Port> ports_;
@@ -236,6 +255,15 @@ class PacketNetwork final : public Backend {
   // credits go back there), else kNoId. Compact, so the prefetch can read it without waiting.
   std::vector<uint32_t> upstream_;
   std::vector<packet::CreditOverflow> overflow_;
+  // Trains. Per router input port: the first and last car of the train still on the link that
+  // feeds it (kNoId if none is open to new cars). Per router output port: the packets at its
+  // router or on their way to it that will ask for that output. Per router: how far ahead of
+  // the present it is certain that no packet yet unknown can arrive and no credit yet unknown
+  // can be due (the least link latency into it plus the head delay, and the least credit
+  // return latency of its outputs).
+  std::vector<uint32_t> train_first_, train_last_;
+  std::vector<uint32_t> heading_;
+  std::vector<Time> horizon_;
 
   std::vector<Nic> nics_;
   std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input

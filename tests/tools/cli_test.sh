@@ -141,7 +141,7 @@ assert json.load(open(d + "/plain.json"))["sampled"] is None
 PY
 # Without a terminal, long runs log a progress line (every MGEN_PROGRESS_INTERVAL seconds); -q silences it.
 MGEN_PROGRESS_INTERVAL=0 expect 0 "progress: simulated [0-9.]+ [a-z]*s, 1048576 events, 0 ranks finished" -- \
-  "$mgen" nas mg --class A -n 16
+  "$mgen" nas mg --class A -n 64
 MGEN_PROGRESS_INTERVAL=0 "$mgen" nas mg --class A -n 16 -q 2>"$work/quiet.err" >/dev/null
 [ ! -s "$work/quiet.err" ] || { echo "FAIL: -q printed progress: $(cat "$work/quiet.err")"; failures=$((failures + 1)); }
 MGEN_PROGRESS_INTERVAL=soon expect 0 "ignoring MGEN_PROGRESS_INTERVAL='soon' \\(not a number of seconds" -- \

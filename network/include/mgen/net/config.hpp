@@ -68,6 +68,10 @@ struct RouterConfig {
   // every output and NIC that might have work is woken, nothing suppressed. Same timing model,
   // so a test can check that the fast path's lazy credits and skipped wake-ups change nothing.
   bool reference = false;
+  // Packet trains (docs/network-model.md, "Packet trains"): packets that follow one another on
+  // a link towards the same output cross the next router in one event when nothing else can
+  // reach that output or input in the meantime. Exact; false gives one event per packet and hop.
+  bool trains = true;
 };
 
 // What a packet's head spends in a router before it may leave: the pipeline stages RC, VA,
