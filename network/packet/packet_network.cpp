@@ -82,8 +82,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   }
   nic_stats_.assign(topology.endpoints(), LinkStats{});
   if (trains_) {
-    train_first_.assign(ports, kNoId);
-    train_last_.assign(ports, kNoId);
+    open_trains_.assign(ports, OpenTrain{});
     heading_.assign(ports, 0);
     horizon_.assign(topology.routers(), Time::max());
     Time widest;                  // the longest horizon of any router
@@ -112,8 +111,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     // default machine's 20 ns links against 205 ns packets, for one.
     if (widest <= shortest) {
       trains_ = false;
-      train_first_ = {};
-      train_last_ = {};
+      open_trains_ = {};
       heading_ = {};
       horizon_ = {};
     }
@@ -504,8 +502,9 @@ void PacketNetwork::on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uin
   }
   // Read before arrive(): the first car may be granted and sent on at once.
   const uint32_t car = packets_[pk].next;
-  const uint32_t cars = packets_[pk].cars - 1;
-  const bool open = train_first_[in_gp] == pk;
+  const OpenTrain& t = open_trains_[in_gp];
+  const bool open = t.first == pk;
+  const uint32_t cars = (open ? t.cars : packets_[pk].cars) - 1;
   arrive(r, in_gp, pk, vc);
   run_train(r, in_gp, open, cars, car);
 }
@@ -581,16 +580,15 @@ void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t p
     p.next = kNoId;
     // A train's cars all ask for one output at the next router, so that one count tells whether
     // anything else does.
-    const uint32_t last = train_last_[in_gp];
-    if (last != kNoId && packets_[last].out_port == p.out_port) {
-      packets_[last].next = pk;
-      train_last_[in_gp] = pk;
-      ++packets_[train_first_[in_gp]].cars;
+    OpenTrain& t = open_trains_[in_gp];
+    if (t.first != kNoId && t.port == p.out_port) {
+      packets_[t.last].next = pk;
+      t.last = pk;
+      ++t.cars;
       return;
     }
-    p.cars = 1;
-    train_first_[in_gp] = pk;
-    train_last_[in_gp] = pk;
+    if (t.first != kNoId) packets_[t.first].cars = t.cars;  // closed: its count goes with it
+    t = OpenTrain{pk, pk, 1, p.out_port};
   }
   engine_.schedule_canonical(ready, kinds_[kHeadReady], peer, peer_port, head_ready_data(pk, vc, p));
 }
@@ -653,16 +651,17 @@ void PacketNetwork::run_train(RouterId r, uint32_t in_gp, bool open, uint32_t ca
     }
   }
   if (car == kNoId) {
-    if (open) {
-      train_first_[in_gp] = kNoId;
-      train_last_[in_gp] = kNoId;
-    }
+    if (open) open_trains_[in_gp] = OpenTrain{};
     return;
   }
   // The rest goes on as a train of its own, from its first car's arrival.
   Packet& p = packets_[car];
-  p.cars = cars;
-  if (open) train_first_[in_gp] = car;
+  if (open) {
+    open_trains_[in_gp].first = car;
+    open_trains_[in_gp].cars = cars;
+  } else {
+    p.cars = cars;
+  }
   engine_.schedule_canonical(p.ready, kinds_[kHeadReady], r, static_cast<uint16_t>(in_gp - topo_.port_base(r)),
                              head_ready_data(car, p.vc, p));
 }

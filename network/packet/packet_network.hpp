@@ -79,7 +79,7 @@ class PacketNetwork final : public Backend {
     Time ready;  // on a link: when its head is ready for allocation at the next router
     uint32_t msg = 0;
     uint32_t next = kNoId;  // FIFO link within an input VC, next car of its train, or free-list link
-    uint32_t cars = 1;      // the first car of a train: how many packets the train holds
+    uint32_t cars = 1;      // the first car of a closed train: how many packets the train holds
     EndpointId dst = 0;
     uint32_t hash = 0;
     uint32_t wire = 0;
@@ -255,13 +255,18 @@ class PacketNetwork final : public Backend {
   // credits go back there), else kNoId. Compact, so the prefetch can read it without waiting.
   std::vector<uint32_t> upstream_;
   std::vector<packet::CreditOverflow> overflow_;
-  // Trains. Per router input port: the first and last car of the train still on the link that
-  // feeds it (kNoId if none is open to new cars). Per router output port: the packets at its
+  // Trains. Per router input port: the train still on the link that feeds it and open to new
+  // cars (first == kNoId if none). Per router output port: the packets at its
   // router or on their way to it that will ask for that output. Per router: how far ahead of
   // the present it is certain that no packet yet unknown can arrive and no credit yet unknown
   // can be due (the least link latency into it plus the head delay, and the least credit
   // return latency of its outputs).
-  std::vector<uint32_t> train_first_, train_last_;
+  struct OpenTrain {
+    uint32_t first = kNoId, last = kNoId;
+    uint32_t cars = 0;  // how many it holds (a closed train keeps its count in its first car)
+    uint16_t port = 0;  // the output its cars ask for at the next router
+  };
+  std::vector<OpenTrain> open_trains_;
   std::vector<uint32_t> heading_;
   std::vector<Time> horizon_;
 
