@@ -44,9 +44,21 @@ struct alignas(64) CreditRing {
       __builtin_prefetch(reinterpret_cast<const char*>(this) + line);
   }
 
+  // The entry due last.
+  simcore::Time last(const std::vector<CreditOverflow>& queues) const {
+    if (overflowing != 0) return queues[overflow].q.back().at;
+    return count ? at[slot(count - 1u)] : simcore::Time{};
+  }
+
   // Credits for one link come from one downstream input port, whose packets leave in order, so
-  // appending keeps the entries sorted by due time.
+  // appending keeps the entries sorted by due time. The one exception is an ejection link with
+  // the FMA transport: a response frees its buffer when its tail is in, while the data packet
+  // before it waits for the receive DMA, so its credit can be due earlier (insert()).
   void push(simcore::Time due, uint32_t vc_index, uint32_t amount, std::vector<CreditOverflow>& queues) {
+    if ((count != 0 || overflowing != 0) && due < last(queues)) [[unlikely]] {
+      insert(due, vc_index, amount, queues);
+      return;
+    }
     if (overflowing == 0 && count < N) {
       const uint32_t i = slot(count);
       at[i] = due;
@@ -61,6 +73,29 @@ struct alignas(64) CreditRing {
     }
     queues[overflow].q.push_back(PendingCredit{due, amount, vc_index});
     ++overflowing;
+  }
+
+  // Puts an entry due before the last one in its place: all entries out, one sorted list, back
+  // in (rare: see push()). Among entries due at the same time the new one goes last.
+  void insert(simcore::Time due, uint32_t vc_index, uint32_t amount, std::vector<CreditOverflow>& queues) {
+    std::vector<PendingCredit> all;
+    for (uint32_t i = 0; i < count; ++i)
+      all.push_back(PendingCredit{at[slot(i)], bytes[slot(i)], vc[slot(i)]});
+    if (overflowing != 0) {
+      CreditOverflow& o = queues[overflow];
+      all.insert(all.end(), o.q.begin() + static_cast<std::ptrdiff_t>(o.head), o.q.end());
+      o.q.clear();
+      o.head = 0;
+    }
+    size_t pos = all.size();
+    while (pos > 0 && all[pos - 1].at > due)
+      --pos;
+    all.insert(all.begin() + static_cast<std::ptrdiff_t>(pos), PendingCredit{due, amount, vc_index});
+    first = 0;
+    count = 0;
+    overflowing = 0;
+    for (const PendingCredit& c : all)
+      push(c.at, c.vc, c.bytes, queues);
   }
 
   // Adds every credit due by `now` to `credits[vc * stride]`.

@@ -598,7 +598,7 @@ void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t p
 // nothing but the train can touch its output, its input or the output's credits:
 //  - no other packet at this router, or on a link towards it, asks for the output (heading_);
 //  - no other packet waits at the input (its crossbar connection is shared by its VCs), and
-//    none of the train's next cars reaches another VC of it before the car's grant;
+//    no packet behind it on the link reaches another VC of it before the car's grant;
 //  - the grant time is before the router's horizon: a packet still unknown arrives a link
 //    latency and the head delay after a grant that has not happened yet, and a credit still
 //    unknown is due a link latency after a downstream grant that has not happened yet;
@@ -625,12 +625,17 @@ void PacketNetwork::run_train(RouterId r, uint32_t in_gp, bool open, uint32_t ca
       Packet& p = packets_[car];
       const Time at = simcore::max(p.ready, simcore::max(out.out_busy, in.in_busy));
       if (at >= horizon) break;
-      // A car that waits (at > ready) may be joined by the next ones before its grant: one in
-      // another VC would be a second requester of the output there (one in the same VC queues
-      // behind it). One whose head is ready at `at` itself comes after the wake-up that grants.
+      // A car that waits (at > ready) may be joined by the packets behind it on the link before
+      // its grant: one in another VC would ask for the input's crossbar connection there too
+      // (for this output, or for another one whose wake-up may come first), while one in the
+      // same VC queues behind it. One whose head is ready at `at` itself comes after the
+      // wake-up that grants. Behind a closed train come other trains, whose packets are not
+      // followed from here: a car of a closed train may wait only behind cars of its own.
       bool alone = true;
-      for (uint32_t q = p.next; q != kNoId && packets_[q].ready < at; q = packets_[q].next)
+      uint32_t q = p.next;
+      for (; q != kNoId && packets_[q].ready < at; q = packets_[q].next)
         alone &= packets_[q].vc == p.vc;
+      if (q == kNoId && !open && at > p.ready) alone = false;
       if (!alone) break;
       absorb_port(out_gp, at);
       const int vc = pick_vc(&vc_[vc_index(out_gp, 0)], p);
