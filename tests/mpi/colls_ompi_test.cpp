@@ -52,6 +52,21 @@ int64_t ps(double seconds) {
   return std::llround(seconds * 1e12);
 }
 
+// Predicted time (ps) of `body` on p ranks, one per node of a 64-node crossbar (every hop costs
+// the same: send overhead, network time, receive overhead), after `configure` picks the
+// algorithm.
+template <class Configure, class Body>
+int64_t crossbar_time(int p, Configure configure, Body body) {
+  mgen::mpi::MachineSetup m = test_machine();
+  m.network.topology.kind = "crossbar";
+  m.network.topology.crossbar_nodes = 64;
+  configure(m.collectives);
+  const auto r = run(static_cast<uint32_t>(p), body, m);
+  INFO(r.error);
+  REQUIRE(r.ok);
+  return ps(r.predicted_s());
+}
+
 }  // namespace
 
 TEST_CASE("ompi trees: the binary tree of coll_base_topo.c's example (fanout 2, 7 ranks)", "[colls]") {
@@ -116,23 +131,14 @@ TEST_CASE("ompi trees: the in-order binary tree combines in rank order", "[colls
 }
 
 TEST_CASE("ompi chain bcast: p - 1 hops of one message each", "[colls][timing]") {
-  // One rank per node on a crossbar: every hop costs the same (send overhead, network time,
-  // receive overhead), so the chain takes (p - 1) times the one-hop broadcast at 2 ranks.
+  // Every hop costs the same, so the chain takes (p - 1) times the one-hop broadcast at 2 ranks.
   auto time = [](int p, const char* algorithm) {
-    mgen::mpi::MachineSetup m = test_machine();
-    m.network.topology.kind = "crossbar";
-    m.network.topology.crossbar_nodes = 64;
-    m.collectives.bcast = algorithm;
-    const auto r = run(
-        static_cast<uint32_t>(p),
+    return crossbar_time(
+        p, [&](auto& c) { c.bcast = algorithm; },
         [](int, int) {
           double v[4] = {1, 2, 3, 4};
           MGEN_Bcast(v, 4, MGEN_DOUBLE, 0, MGEN_COMM_WORLD);
-        },
-        m);
-    INFO(r.error);
-    REQUIRE(r.ok);
-    return ps(r.predicted_s());
+        });
   };
   const int64_t hop = time(2, "binomial");
   CHECK(time(2, "chain") == hop);
@@ -144,15 +150,8 @@ TEST_CASE("ompi tree barrier: 2 ceil(log2 p) one-way hops", "[colls][timing]") {
   // Fan-in 7 -> 6 -> 4 -> 0 and back out 0 -> 4 -> 6 -> 7 at 8 ranks: each hop is one empty
   // message, the same cost as one round of the recursive-doubling barrier's sendrecvs.
   auto time = [](int p, const char* algorithm) {
-    mgen::mpi::MachineSetup m = test_machine();
-    m.network.topology.kind = "crossbar";
-    m.network.topology.crossbar_nodes = 64;
-    m.collectives.barrier = algorithm;
-    const auto r = run(
-        static_cast<uint32_t>(p), [](int, int) { MGEN_Barrier(MGEN_COMM_WORLD); }, m);
-    INFO(r.error);
-    REQUIRE(r.ok);
-    return ps(r.predicted_s());
+    return crossbar_time(
+        p, [&](auto& c) { c.barrier = algorithm; }, [](int, int) { MGEN_Barrier(MGEN_COMM_WORLD); });
   };
   const int64_t hop = time(2, "recursive_doubling");
   CHECK(time(2, "tree") == 2 * hop);
