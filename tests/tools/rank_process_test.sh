@@ -174,5 +174,21 @@ printf 'int main(void) { return 0; }\n' >"$work/conftest.c"
 "$build/mgen-cc" -o "$work/conftest" "$work/conftest.c" || exit 1
 expect 0 "" -- "$work/conftest"
 
+# The ranks' heap gets transparent huge pages where the kernel gives them on request (mode
+# "madvise"): mgen restarts itself once with glibc.malloc.hugetlb=1, and programs still see
+# the user's GLIBC_TUNABLES. MGEN_HUGEPAGES=0, or the user's own hugetlb setting, turns it off.
+"$build/mgen-cc" -O1 -o "$work/heap_pages" "$src/tests/tools/programs/heap_pages.c" || exit 1
+if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+  expect 0 "application heap: 2 MiB transparent huge pages" -- "$mgen" info
+  expect 0 "tunables=\(unset\) huge_kb=[1-9][0-9]* " -- env -u GLIBC_TUNABLES "$mgen" run -n 1 -q "$work/heap_pages"
+  expect 0 "tunables=glibc.malloc.check=0 huge_kb=[1-9][0-9]* " -- env GLIBC_TUNABLES=glibc.malloc.check=0 "$mgen" run -n 1 -q "$work/heap_pages"
+  expect 0 "tunables=\(unset\) huge_kb=0 " -- env -u GLIBC_TUNABLES MGEN_HUGEPAGES=0 "$mgen" run -n 1 -q "$work/heap_pages"
+  expect 0 "tunables=glibc.malloc.hugetlb=0 huge_kb=0 " -- env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$mgen" run -n 1 -q "$work/heap_pages"
+  expect 0 "application heap: 4 KiB pages \(MGEN_HUGEPAGES=0\)" -- env MGEN_HUGEPAGES=0 "$mgen" info
+else
+  echo "skipped: the kernel's transparent_hugepage mode is not madvise here"
+  expect 0 "tunables=\(unset\) huge_kb=" -- env -u GLIBC_TUNABLES "$mgen" run -n 1 -q "$work/heap_pages"
+fi
+
 echo "$failures failure(s)"
 exit $((failures > 0))

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli_common.hpp"
+#include "huge_pages.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/host/breakdown.hpp"
 #include "mgen/mpi/run.hpp"
@@ -119,6 +120,8 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
     fmt::print("zero load   8 B message: {} to the nearest other node ({} hop(s)), {} to the farthest ({} hop(s))\n",
                format_time(near_t.delivered), near_t.router_hops, format_time(far_t.delivered), far_t.router_hops);
   }
+  // Of this computer, not of the machine: where the ranks' buffers live.
+  fmt::print("this host   application heap: {}\n", heap_pages());
 
   fmt::print("\nregistered topologies\n");
   for (const auto& e : net::topology_registry())

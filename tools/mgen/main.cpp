@@ -4,11 +4,13 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "huge_pages.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/net/config.hpp"
 #include "mgen/trace/reader.hpp"
 
 int main(int argc, char** argv) {
+  mgen::cli::restart_with_huge_pages(argv);
   CLI::App app{"mgen: performance prediction of MPI applications on modelled parallel machines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "mgen 0.1.0");
