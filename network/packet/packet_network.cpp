@@ -34,7 +34,8 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       full_dma_time_(transfer_time(Bytes(payload_max_), dma_bw_)),
       reference_(config.router.reference),
       lookahead_(!routing.adaptive() && !config.router.reference),
-      trains_(lookahead_ && config.router.trains) {
+      trains_(lookahead_ && config.router.trains),
+      same_route_(routing.per_destination()) {
   const size_t ports = topology.total_ports();
   while ((1u << vc_shift_) < vcs_)
     ++vc_shift_;
@@ -65,6 +66,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   for (size_t gp = 0; gp < ports; ++gp) {
     const Port& port = ports_[gp];
     if (port.kind == PeerKind::kRouter) upstream_[gp] = topology.port_base(port.peer) + port.peer_port;
+    if (port.kind == PeerKind::kEndpoint) upstream_[gp] = kEndpointEnd | port.peer;
   }
   nics_.assign(topology.endpoints(), Nic{});
   nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
@@ -240,11 +242,23 @@ void PacketNetwork::prefetch(const Event& e) const {
         __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
         prefetch_port_ring(out_gp);
         __builtin_prefetch(&link_stats_[out_gp]);
+        // The grant puts the packet on the next router's input: its open train.
+        if (const uint32_t down = upstream_[out_gp]; trains_ && down != kNoId && (down & kEndpointEnd) == 0)
+          __builtin_prefetch(&open_trains_[down]);
       }
-      // The grant returns this input's credit to the upstream router's output.
-      if (const uint32_t up = upstream_[gp]; up != kNoId) {
+      // The grant returns this input's credit to the upstream router's output, or to the NIC.
+      if (const uint32_t up = upstream_[gp]; up == kNoId) {
+      } else if ((up & kEndpointEnd) == 0) {
         __builtin_prefetch(&ports_[up]);
         prefetch_port_ring(up);
+      } else {
+        const EndpointId nic = up & ~kEndpointEnd;
+        __builtin_prefetch(&nics_[nic]);
+        if (wide_rings_) {
+          wide_nic_rings_[nic].prefetch();
+        } else {
+          narrow_nic_rings_[nic].prefetch();
+        }
       }
       break;
     }
@@ -571,24 +585,40 @@ void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
 void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
   Packet& p = packets_[pk];
   p.vc = static_cast<uint8_t>(vc);
-  if (lookahead_) route_ahead(peer, p);
   if (trains_) {
     const uint32_t base = topo_.port_base(peer);
     const uint32_t in_gp = base + peer_port;
+    OpenTrain& t = open_trains_[in_gp];
+    // Behind a car of its own message, a packet takes that car's route from here on: the same
+    // call of route() on the same path (routing per destination) would give the same answer.
+    if (t.first != kNoId && same_route_ && t.msg == p.msg) {
+      p.out_port = t.port;
+      p.vc_lo = t.vc_lo;
+      p.vc_hi = t.vc_hi;
+      p.state = t.state;
+      p.routed = true;
+    } else {
+      route_ahead(peer, p);
+    }
     ++heading_[base + p.out_port];
     p.ready = ready;
     p.next = kNoId;
     // A train's cars all ask for one output at the next router, so that one count tells whether
     // anything else does.
-    OpenTrain& t = open_trains_[in_gp];
     if (t.first != kNoId && t.port == p.out_port) {
       packets_[t.last].next = pk;
       t.last = pk;
       ++t.cars;
+      t.msg = p.msg;
+      t.vc_lo = p.vc_lo;
+      t.vc_hi = p.vc_hi;
+      t.state = p.state;
       return;
     }
     if (t.first != kNoId) packets_[t.first].cars = t.cars;  // closed: its count goes with it
-    t = OpenTrain{pk, pk, 1, p.out_port};
+    t = OpenTrain{pk, pk, 1, p.msg, p.out_port, p.vc_lo, p.vc_hi, p.state};
+  } else if (lookahead_) {
+    route_ahead(peer, p);
   }
   engine_.schedule_canonical(ready, kinds_[kHeadReady], peer, peer_port, head_ready_data(pk, vc, p));
 }

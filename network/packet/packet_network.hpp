@@ -232,9 +232,10 @@ class PacketNetwork final : public Backend {
   Time dma_time(uint32_t payload) const {
     return payload == payload_max_ ? full_dma_time_ : simcore::transfer_time(Bytes(payload), dma_bw_);
   }
-  bool reference_;  // router.reference: the slow mode the fast paths are tested against
-  bool lookahead_;  // routing does not read credits: route one hop ahead (not in reference mode)
-  bool trains_;     // router.trains, with lookahead routing
+  bool reference_;   // router.reference: the slow mode the fast paths are tested against
+  bool lookahead_;   // routing does not read credits: route one hop ahead (not in reference mode)
+  bool trains_;      // router.trains, with lookahead routing
+  bool same_route_;  // routing per destination: a car behind one of its own message copies its route
   // The time the network's decisions are taken at: the event's, or during a train the time a
   // car is granted (later than the event, and earlier than anything that could interfere).
   Time now_;
@@ -251,8 +252,10 @@ class PacketNetwork final : public Backend {
   std::vector<PortVc> vc_;  // per port, VCs at a power-of-two stride (1 << vc_shift_)
   uint32_t vc_shift_ = 0;
   std::vector<LinkStats> link_stats_;  // per output port
-  // Per input port fed by a router: the global number of the upstream output feeding it (its
-  // credits go back there), else kNoId. Compact, so the prefetch can read it without waiting.
+  // Per port, the other end of its link: a router's global port (for an input, the upstream
+  // output its credits go back to; for an output, the downstream input), an endpoint marked
+  // with kEndpointEnd, or kNoId. Compact, so the prefetch can read it without waiting.
+  static constexpr uint32_t kEndpointEnd = 0x80000000u;
   std::vector<uint32_t> upstream_;
   std::vector<packet::CreditOverflow> overflow_;
   // Trains. Per router input port: the train still on the link that feeds it and open to new
@@ -261,11 +264,15 @@ class PacketNetwork final : public Backend {
   // the present it is certain that no packet yet unknown can arrive and no credit yet unknown
   // can be due (the least link latency into it plus the head delay, and the least credit
   // return latency of its outputs).
-  struct OpenTrain {
+  struct alignas(32) OpenTrain {
     uint32_t first = kNoId, last = kNoId;
     uint32_t cars = 0;  // how many it holds (a closed train keeps its count in its first car)
+    uint32_t msg = 0;   // the last car's message, and its route at the next router (same_route_)
     uint16_t port = 0;  // the output its cars ask for at the next router
+    uint8_t vc_lo = 0, vc_hi = 0;
+    RouteState state;
   };
+  static_assert(sizeof(OpenTrain) == 32, "two open trains per cache line");
   std::vector<OpenTrain> open_trains_;
   std::vector<uint32_t> heading_;
   std::vector<Time> horizon_;

@@ -53,6 +53,9 @@ class Routing {
   const char* name() const;
   uint32_t vcs() const { return vcs_; }
   bool adaptive() const { return algo_ == RoutingAlgo::kAdaptive || algo_ == RoutingAlgo::kAdaptiveUp; }
+  // The route depends on the router, the destination and the routing state only (never on the
+  // packet's hash or on credits), so every packet of a message takes the same path.
+  bool per_destination() const { return algo_ == RoutingAlgo::kDor || algo_ == RoutingAlgo::kDmodk; }
   // VCs a NIC may inject into at the first router.
   Route injection_vcs() const;
 
