@@ -17,6 +17,8 @@ function(mgen_add_program name)
   add_library(${name} MODULE ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE mgen::mgen)
   target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fexceptions>)
+  # Large frames probe each page, so a stack overflow reaches the guard page (see mgen-cc).
+  target_compile_options(${name} PRIVATE -fstack-clash-protection)
   set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so" C_STANDARD 11
                                            LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   if(ARG_MPI)

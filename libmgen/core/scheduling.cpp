@@ -38,13 +38,18 @@ void World::resume_batch() {
   }
   fibers_->run_ready();
   current_ = kNone;
+  check_fault();
   for (uint32_t id : batch_) {
     Exec& r = exec(id);
     // With guard pages an overflow faults at once; without them (beyond 30K ranks) the canary
     // at the stack bottom is the only witness, so it is checked after every run of the fiber.
     if (!fibers_->stacks().guarded() && !fibers_->stack_intact(id) && !error_) {
-      error_ =
-          fmt::format("rank {} overflowed its {} KiB stack; give it more with --stack", r.rank, job_.stack_bytes >> 10);
+      error_ = fmt::format(
+          "rank {} overflowed its {} KiB stack; give it more with --stack (its stack had no guard page, which "
+          "would have stopped it at once: guard pages for {} ranks need {} memory mappings, more than vm.max_map_count "
+          "allows; "
+          "`sysctl -w vm.max_map_count=N` raises it)",
+          r.rank, job_.stack_bytes >> 10, ranks_.size(), 2 * ranks_.size());
     }
     if (fibers_->finished(id)) {
       r.state = Exec::State::kFinished;

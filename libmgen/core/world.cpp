@@ -135,6 +135,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
       main(static_cast<int>(mine.size()), ptrs.data());
     });
   });
+  check_fault();
   for (Rank& r : ranks_)
     wake(r);
   if (progress) {
@@ -143,6 +144,8 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
     engine_.run(
         [&](const simcore::Event& e) {
           dispatch(e);
+          if (runtime::interrupt_signal() != 0) [[unlikely]]
+            interrupted();
           if (--countdown == 0) {
             countdown = 1 << 20;
             uint32_t done = 0;
@@ -153,8 +156,13 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
         },
         [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   } else {
-    engine_.run([this](const simcore::Event& e) { dispatch(e); },
-                [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
+    engine_.run(
+        [this](const simcore::Event& e) {
+          dispatch(e);
+          if (runtime::interrupt_signal() != 0) [[unlikely]]
+            interrupted();
+        },
+        [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   }
 
   RunOutcome out;
@@ -170,9 +178,12 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   if (error_) {
     out.ok = false;
     out.error = *error_;
+    out.status = status_ == RunStatus::kOk ? RunStatus::kFailed : status_;
+    out.signal = signal_;
   } else if (!all_done) {
     out.ok = false;
     out.error = deadlock_report();
+    out.status = RunStatus::kFailed;
   }
   if (!all_done) abort_ranks();
   fibers_.reset();

@@ -54,7 +54,8 @@ struct Exec {
   size_t outbox_head = 0;
   bool ops_scheduled = false;
   Block block;
-  CallInfo call;  // the MPI call the context is in
+  CallInfo call;                    // the MPI call the context is in
+  const char* last_call = nullptr;  // the last MPI call it entered (fault reports name it)
   RankStats stats;
 };
 
@@ -109,8 +110,10 @@ struct OneStepPart {
 struct RunOutcome {
   bool ok = true;
   std::string error;  // first error, or the deadlock report
-  Time predicted;     // latest rank finish
-  Time drained;       // when the last event ran
+  RunStatus status = RunStatus::kOk;
+  int signal = 0;  // kCrashed: the signal that killed the rank; kInterrupted: SIGINT or SIGTERM
+  Time predicted;  // latest rank finish
+  Time drained;    // when the last event ran
 };
 
 class World : public net::MessageSink {
@@ -279,6 +282,10 @@ class World : public net::MessageSink {
   void error(const std::string& message);  // engine side: stop the run
   void log_message(RankId dst, const Request& receive, const Envelope& env);
   void abort_ranks();
+  // After fibers ran: a rank's program that faulted stops the run (diagnostics.cpp).
+  void check_fault();
+  // SIGINT or SIGTERM: stop after this event, the report marked interrupted.
+  void interrupted();
   std::string deadlock_report() const;
   std::string describe(const Exec& r) const;
 
@@ -302,6 +309,8 @@ class World : public net::MessageSink {
   std::vector<std::pair<Time, Time>> handled_;  // wait_all's scratch: (completed, handling cost)
   bool stopping_ = false;
   std::optional<std::string> error_;
+  RunStatus status_ = RunStatus::kOk;  // why the run stopped early, once it has
+  int signal_ = 0;
   std::exception_ptr foreign_exception_;
   uint64_t messages_ = 0;
   std::vector<MessageRecord> message_log_;

@@ -24,6 +24,8 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
 
   RunReport r;
   r.ok = out.ok;
+  r.status = out.status;
+  r.signal = out.signal;
   r.error = out.error;
   r.predicted = out.predicted;
   r.backend = world.network().backend_name();

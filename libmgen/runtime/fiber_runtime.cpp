@@ -1,6 +1,9 @@
 #include "runtime/fiber_runtime.hpp"
 
+#include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -8,8 +11,11 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,20 +35,50 @@ size_t round_up(size_t n, size_t to) {
 
 }  // namespace
 
-StackPool::StackPool(size_t stack_bytes, size_t count)
-    : stack_bytes_(round_up(std::max<size_t>(stack_bytes, 16384), page_size())),
-      count_(count),
-      guarded_(count <= kGuardedLimit) {
+namespace {
+
+size_t read_count(const char* path, bool lines) {
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return 0;
+  size_t n = 0;
+  if (lines) {
+    for (int c; (c = std::fgetc(f)) != EOF;)
+      n += c == '\n';
+  } else if (std::fscanf(f, "%zu", &n) != 1) {
+    n = 0;
+  }
+  std::fclose(f);
+  return n;
+}
+
+}  // namespace
+
+bool StackPool::guards_fit(size_t count, size_t in_use, size_t max_map_count) {
+  constexpr size_t kRoom = 4096;  // the run's own mappings to come (large allocations, files)
+  return 2 * count + in_use + kRoom <= max_map_count;
+}
+
+StackPool::StackPool(size_t stack_bytes, size_t count, bool guards)
+    : stack_bytes_(round_up(std::max<size_t>(stack_bytes, 16384), page_size())), count_(count) {
+  guarded_ = guards;
+  if (guards && count > 1024) {  // (a small pool always fits: not worth reading the map)
+    const size_t limit = read_count("/proc/sys/vm/max_map_count", false);
+    guarded_ = limit == 0 || guards_fit(count, read_count("/proc/self/maps", true), limit);
+  }
   slot_bytes_ = stack_bytes_ + (guarded_ ? page_size() : 0);
   if (count == 0) return;
   // MAP_NORESERVE: only the pages a rank touches cost memory.
   void* p =
       mmap(nullptr, slot_bytes_ * count_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    throw std::runtime_error("cannot reserve " + std::to_string(slot_bytes_ * count_ >> 20) + " MiB of fiber stacks (" +
-                             std::strerror(errno) + ")");
+    throw std::runtime_error(fmt::format(
+        "cannot reserve {} MiB of address space for {} rank stacks of {} KiB ({}); give them less with --stack",
+        slot_bytes_ * count_ >> 20, count_, stack_bytes_ >> 10, std::strerror(errno)));
   }
   base_ = static_cast<char*>(p);
+  // Small pages: a stack touches a few of its top pages, and a 2 MiB page would commit them all
+  // (where transparent huge pages are always on).
+  madvise(base_, slot_bytes_ * count_, MADV_NOHUGEPAGE);
 #if defined(__SANITIZE_ADDRESS__)
   // The mapping may reuse addresses of an earlier run's stacks, whose shadow still holds the
   // redzones of frames an exception skipped (see forget_unwound_frames).
@@ -55,8 +91,9 @@ StackPool::StackPool(size_t stack_bytes, size_t count)
         throw std::runtime_error(std::string("cannot protect a fiber stack guard page (") + std::strerror(errno) + ")");
       }
       bottom += page_size();
+    } else {
+      std::memcpy(bottom, &kCanary, sizeof kCanary);  // (guarded stacks need no canary: not touched)
     }
-    std::memcpy(bottom, &kCanary, sizeof kCanary);
   }
 }
 
@@ -81,9 +118,216 @@ char* StackPool::bottom(size_t i) const {
   return base_ + i * slot_bytes_ + (slot_bytes_ - stack_bytes_);  // above the guard page, if any
 }
 
+bool StackPool::in_guard(size_t i, const void* address) const {
+  const char* a = static_cast<const char*>(address);
+  const char* guard = base_ + i * slot_bytes_;
+  return guarded_ && i < count_ && a >= guard && a < guard + page_size();
+}
+
+void on_fault(int sig, siginfo_t* info, void* context);
+
 namespace {
-thread_local const FiberRuntime* g_runtime = nullptr;  // this thread's running FiberRuntime
+thread_local FiberRuntime* g_runtime = nullptr;  // this thread's running FiberRuntime
+
+// ---------------------------------------------------------------- signals
+
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM};
+std::mutex g_install_mutex;
+int g_installed = 0;  // FiberRuntimes alive, on any thread
+struct sigaction g_previous[NSIG];
+std::atomic<int> g_interrupt{0};
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "a signal";
+  }
+}
+
+void write_stderr(const char* s) {
+  (void)!write(STDERR_FILENO, s, std::strlen(s));
+}
+
+// The simulator itself (not a rank) faulted, or a signal came from elsewhere: say so, then let
+// the signal do what it would have done.
+void die_of(int sig) {
+  write_stderr("mgen: internal error: ");
+  write_stderr(signal_name(sig));
+  write_stderr(" in the simulator itself, not in a rank's program (please report it)\n");
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void on_interrupt(int sig) {
+  int none = 0;
+  if (!g_interrupt.compare_exchange_strong(none, sig)) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  write_stderr("\nmgen: ");
+  write_stderr(signal_name(sig));
+  write_stderr(": stopping the run after the current event (again to quit at once)\n");
+}
+
+// Each thread that runs fibers gets an alternate signal stack (unless it has one), so that a
+// fiber that ran out of stack can still be reported.
+struct AltStack {
+  char* memory = nullptr;
+  ~AltStack() {
+    if (memory == nullptr) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    delete[] memory;
+  }
+  void ensure() {
+    stack_t current{};
+    if (memory != nullptr || sigaltstack(nullptr, &current) != 0 || (current.ss_flags & SS_DISABLE) == 0) return;
+    constexpr size_t kBytes = 128 * 1024;
+    memory = new char[kBytes];
+    stack_t ss{};
+    ss.ss_sp = memory;
+    ss.ss_size = kBytes;
+    sigaltstack(&ss, nullptr);
+  }
+};
+thread_local AltStack g_alt_stack;
+
+void install_handlers() {
+  g_alt_stack.ensure();
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  if (g_installed++ != 0) return;
+  g_interrupt = 0;
+  struct sigaction sa {};
+  sigemptyset(&sa.sa_mask);
+  // SA_NODEFER: the handler leaves by a jump, never by returning, so the signal must not stay
+  // blocked behind it.
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sa.sa_sigaction = on_fault;
+  for (int sig : kFaultSignals)
+    sigaction(sig, &sa, &g_previous[sig]);
+  struct sigaction stop {};
+  sigemptyset(&stop.sa_mask);
+  stop.sa_handler = on_interrupt;
+  for (int sig : kStopSignals)
+    sigaction(sig, &stop, &g_previous[sig]);
+}
+
+void uninstall_handlers() {
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  if (--g_installed != 0) return;
+  for (int sig : kFaultSignals)
+    sigaction(sig, &g_previous[sig], nullptr);
+  for (int sig : kStopSignals)
+    sigaction(sig, &g_previous[sig], nullptr);
+}
+
 }  // namespace
+
+int interrupt_signal() {
+  return g_interrupt.load(std::memory_order_relaxed);
+}
+
+// A synchronous signal: a fiber's fault ends that fiber and returns to the engine; anything else
+// is the simulator's own.
+void on_fault(int sig, siginfo_t* info, void* context) {
+  FiberRuntime* rt = g_runtime;
+  if (rt == nullptr || rt->running_ == FiberRuntime::kEngine) {
+    die_of(sig);
+    return;
+  }
+  Fault f;
+  f.fiber = rt->running_;
+  f.signal = sig;
+  f.code = info->si_code;
+  f.address = info->si_addr;
+#if defined(__x86_64__)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  f.pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  f.sp = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  f.pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+  f.sp = reinterpret_cast<const void*>(uc->uc_mcontext.sp);
+#else
+  (void)context;
+#endif
+  rt->abandon_running(f);
+}
+
+std::string describe_signal(const Fault& f) {
+  std::string why;
+  switch (f.signal) {
+    case SIGSEGV:
+      why = f.code == SEGV_MAPERR   ? fmt::format("invalid memory access: address {} is not mapped", f.address)
+            : f.code == SEGV_ACCERR ? fmt::format("invalid memory access: address {} is protected", f.address)
+                                    : fmt::format("invalid memory access at {}", f.address);
+      break;
+    case SIGBUS:
+      why = fmt::format("bus error at address {}", f.address);
+      break;
+    case SIGFPE:
+      why = f.code == FPE_INTDIV   ? "integer division by zero"
+            : f.code == FPE_INTOVF ? "integer overflow"
+            : f.code == FPE_FLTDIV ? "floating-point division by zero"
+                                   : "arithmetic exception";
+      break;
+    case SIGILL:
+      why = fmt::format("illegal instruction at {}", f.address);
+      break;
+    case SIGABRT:
+      why = "abort() called, by the program or a failed assert() or a C library check";
+      break;
+    case SIGTRAP:
+      why = "trap (a breakpoint instruction, or __builtin_trap)";
+      break;
+    default:
+      why = "signal";
+      break;
+  }
+  return fmt::format("{} ({})", signal_name(f.signal), why);
+}
+
+[[noreturn]] void FiberRuntime::abandon_running(const Fault& f) {
+  fault_ = f;
+  const uint32_t me = running_;
+  const char* bottom = stack_bottom(me);
+  const char* sp = static_cast<const char*>(f.sp);
+  const char* address = static_cast<const char*>(f.address);
+  const bool below =
+      (sp != nullptr && sp < bottom) || (f.signal == SIGSEGV && address < bottom && address + 64 * 1024 >= bottom);
+  fault_.stack_overflow =
+      below || (me < base_ ? pool_.in_guard(me, f.address) : extra_[me - base_]->in_guard(0, f.address));
+  finished_[me] = 1;
+  // The fibers still waiting to run in this pass do not: the run stops.
+  for (size_t k = ready_head_; k < ready_.size(); ++k)
+    queued_[ready_[k]] = 0;
+  ready_.clear();
+  ready_head_ = 0;
+  announce(kEngine, nullptr);
+  from_ = &abandoned_;
+  running_ = kEngine;
+  boost::context::detail::jump_fcontext(engine_, this);
+  std::abort();  // unreachable: nothing resumes the abandoned context
+}
 
 // AddressSanitizer must be told which stack the thread runs on: otherwise an exception thrown
 // on a rank's stack makes it look for the frames to forget on the main thread's stack, and it
@@ -144,8 +388,10 @@ FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes)
       engine_stack_(thread_stack()),
       queued_(count, 0),
       finished_(count, 0) {
+  outer_ = g_runtime;
   g_runtime = this;
   ready_.reserve(count);
+  install_handlers();
 }
 
 char* FiberRuntime::bottom_of(const void* address) const {
@@ -159,7 +405,8 @@ char* FiberRuntime::bottom_of(const void* address) const {
 // A fiber that never returned (its owner failed to unwind it) is simply never resumed: an
 // fcontext owns nothing, and its stack goes with the pool.
 FiberRuntime::~FiberRuntime() {
-  if (g_runtime == this) g_runtime = nullptr;
+  if (g_runtime == this) g_runtime = outer_;
+  uninstall_handlers();
 }
 
 uint32_t FiberRuntime::next() {

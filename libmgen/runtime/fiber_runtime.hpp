@@ -13,28 +13,58 @@
 // boost::context::fiber: the runtime must see the saved context to prefetch it, and an
 // fcontext owns nothing, so a rank that never finished is simply not resumed again.
 //
-// The ranks' stacks come from one reservation. Up to kGuardedLimit ranks each stack gets a
-// PROT_NONE guard page; beyond that the kernel's map-count limit (65530 mappings by default)
-// forbids one mapping per stack, so a canary word at the stack bottom is there for the owner to
-// check (the World does after every pass of resumptions). Fibers created during a run (helpers
-// running non-blocking collectives, a few per rank at most) get a guarded stack each, kept and
-// reused when a finished fiber's id is created again.
+// The ranks' stacks come from one reservation, committed page by page as they are touched.
+// Each stack gets a PROT_NONE guard page below it while the kernel's map-count limit allows
+// (StackPool::guards_fit: two mappings per stack); beyond that a canary word at the stack
+// bottom is there for the owner to check (the World does after every pass of resumptions). Fibers created during a run
+// (helpers running non-blocking collectives, a few per rank at most) get a guarded stack each, kept and reused when a
+// finished fiber's id is created again.
 #pragma once
+
+#include <signal.h>
 
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace mgen::runtime {
 
+// A fault that stopped a fiber (see FiberRuntime): the signal, its si_code, the address it
+// names (the bad address for SIGSEGV and SIGBUS, the instruction for SIGFPE and SIGILL) and
+// the instruction that faulted.
+struct Fault {
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  uint32_t fiber = kNone;  // kNone: no fault
+  int signal = 0;
+  int code = 0;
+  const void* address = nullptr;
+  const void* pc = nullptr;
+  const void* sp = nullptr;     // the stack pointer when it faulted
+  bool stack_overflow = false;  // in the guard page below the fiber's stack, or the stack below its bottom
+};
+
+// "SIGSEGV (invalid memory access: address 0x10 is not mapped)", and the like.
+std::string describe_signal(const Fault& f);
+
+// SIGINT or SIGTERM, if one asked the runs in progress to stop (0 if not): the owner polls
+// it and stops cleanly. A second one ends the process at once. The handlers are installed while
+// a FiberRuntime exists, with the fault handlers; the first FiberRuntime clears this.
+int interrupt_signal();
+
 class StackPool {
  public:
-  static constexpr size_t kGuardedLimit = 30000;
-  StackPool(size_t stack_bytes, size_t count);
+  // Guard pages cost two memory mappings per stack; the kernel allows vm.max_map_count of them
+  // per process (65530 by default), and the program copies of recompiled ranks need some too.
+  // Whether `count` guarded stacks fit beside `in_use` mappings under that limit, with room left
+  // for the run's own allocations.
+  static bool guards_fit(size_t count, size_t in_use, size_t max_map_count);
+  // `guards`: give each stack a guard page if guards_fit() says the process can.
+  StackPool(size_t stack_bytes, size_t count, bool guards = true);
   ~StackPool();
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;
@@ -46,6 +76,8 @@ class StackPool {
   bool guarded() const { return guarded_; }
   // The usable bottom of the stack holding `address`, or null if no stack of the pool does.
   char* bottom_of(const void* address) const;
+  // Whether `address` is in the guard page below stack i.
+  bool in_guard(size_t i, const void* address) const;
 
  private:
   size_t stack_bytes_;  // usable bytes per stack
@@ -89,10 +121,22 @@ class FiberRuntime {
   // The usable bottom of the fiber stack holding `address`, or null.
   char* bottom_of(const void* address) const;
 
+  // Faults. A synchronous signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP) raised
+  // while a fiber runs is caught on an alternate signal stack (so a stack overflow is caught
+  // too): that fiber has finished for good, never to run again, the fibers still waiting in this
+  // pass are not run, and control goes back to the engine, whose run_ready() returns with
+  // fault() set. A signal raised while the engine runs is the simulator's own failure: a line
+  // on standard error, then the default action.
+  const Fault& fault() const { return fault_; }
+  void clear_fault() { fault_ = Fault{}; }
+
  private:
   using Context = boost::context::detail::fcontext_t;
   static constexpr uint32_t kEngine = ~uint32_t{0};
   static void entry(boost::context::detail::transfer_t t);
+  friend void on_fault(int, siginfo_t*, void*);
+  // From the fault handler: records the fault and jumps to the engine; does not return.
+  [[noreturn]] void abandon_running(const Fault& f);
   // The next ready fiber, or kEngine when none is.
   uint32_t next();
   // Saves the running context and switches to `to`; returns when the caller is resumed.
@@ -118,6 +162,9 @@ class FiberRuntime {
   std::vector<uint32_t> ready_;
   size_t ready_head_ = 0;
   std::vector<uint8_t> queued_, finished_;
+  Fault fault_;
+  Context abandoned_ = nullptr;    // where the jump out of a fault handler leaves its context
+  FiberRuntime* outer_ = nullptr;  // the runtime this thread had before this one (nested runs)
 };
 
 }  // namespace mgen::runtime

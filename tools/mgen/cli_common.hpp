@@ -20,12 +20,17 @@ struct MachineOptions {
 };
 
 // How a job runs: machine, ranks and their placement, outputs. Shared by run and replay.
+// Default stacks: recompiled MPI programs get what a Linux process gets by default; MGEN
+// programs, replay and the NAS skeletons need little.
+constexpr size_t kProgramStack = size_t{8} << 20;
+constexpr size_t kSmallStack = size_t{256} << 10;
+
 struct JobOptions {
   MachineOptions machine;
   uint32_t ranks = 0;
   uint32_t ppn = 0;  // 0: the machine's node.procs_per_node
   std::string placement = "block";
-  std::string stack = "256KiB";
+  std::string stack;  // empty: 8 MiB for recompiled MPI programs, 256 KiB otherwise (make_job)
   std::string report, timeline, paraver;
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
@@ -64,6 +69,17 @@ void write_json_report(const std::string& path, const std::string& program, cons
 void write_timeline(const std::string& path, const mpi::RunReport& r);
 // Paraver's trace of the run (paraver.cpp): PREFIX.prv (records), .pcf (names), .row (rows).
 void write_paraver(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r);
+
+// A run that did not succeed: what `mgen COMMAND` prints on standard error, and its exit status:
+// 3 the job failed (invalid MPI usage, deadlock, a rank's non-zero exit status), 4 a rank's
+// program crashed (killed by a signal), 128 + the signal when SIGINT or SIGTERM stopped it.
+int report_failure(const std::string& command, const mpi::RunReport& r);
+// Thrown where a failed run ends a command deeper down (mgen nas); main() prints and exits.
+struct JobFailed : std::runtime_error {
+  JobFailed(const std::string& message, int exit_status) : std::runtime_error(message), status(exit_status) {}
+  int status;
+};
+int failure_exit_status(const mpi::RunReport& r);
 
 // Writes `report` to `path` (pretty-printed); "-" means standard output.
 void write_report(const std::string& path, const nlohmann::json& report);

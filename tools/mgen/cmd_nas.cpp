@@ -65,7 +65,10 @@ nas::Sampled predict(const NasCli& o, const nas::Kernel& k, const nas::Problem& 
   }
   for (const nas::Result* r : {&s.shorter, &s.longer}) {
     if (r->report.ranks.empty()) continue;  // the shorter run was not needed
-    if (!r->report.ok) throw std::runtime_error(fmt::format("the simulated run failed: {}", r->report.error));
+    if (!r->report.ok) {
+      const std::string what = r->report.status == mpi::RunStatus::kFailed ? "the simulated run failed: " : "";
+      throw JobFailed(what + r->report.error, failure_exit_status(r->report));
+    }
   }
   return s;
 }

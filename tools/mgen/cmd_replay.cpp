@@ -92,10 +92,7 @@ int replay(const ReplayCli& o) {
     std::cerr << fmt::format("mgen replay: {} rank(s) died in the recorded run; they replay up to where they stopped\n",
                              res.incomplete_ranks);
   }
-  if (!r.ok) {
-    std::cerr << "mgen replay: the replay failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
-    return 3;
-  }
+  if (!r.ok) return report_failure("replay", r);
   if (!o.job.quiet) {
     print_summary(name, m, job, r, "replay");
     fmt::print("recorded run     {} (MPI_Init to MPI_Finalize, slowest rank); predicted / recorded = {:.3f}\n",

@@ -118,7 +118,9 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   if (with_ranks) sub.add_option("-n,--ranks", ranks, "number of MPI ranks")->required();
   sub.add_option("--ppn", ppn, "ranks per node (default: the machine's node.procs_per_node)");
   sub.add_option("--placement", placement, "rank to node placement: block, round_robin, or a file of node numbers");
-  sub.add_option("--stack", stack, "stack size of each rank's fiber (default 256KiB)");
+  sub.add_option("--stack", stack,
+                 "stack size of each rank (default: 8MiB for recompiled MPI programs, a process's usual limit, "
+                 "of which only the pages used cost memory; 256KiB for MGEN programs, replay and NAS)");
   sub.add_option("--report", report, "write a JSON report to FILE ('-' for stdout)");
   sub.add_option("--timeline", timeline, "write a Chrome/Perfetto trace of every rank's calls to FILE");
   sub.add_option("--paraver", paraver,
@@ -132,7 +134,7 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   if (o.ranks == 0) throw std::invalid_argument("-n: a job needs at least one rank");
   job.ranks = o.ranks;
   job.procs_per_node = o.ppn ? o.ppn : m.node.procs_per_node;
-  job.stack_bytes = config::parse_bytes(o.stack).count();
+  job.stack_bytes = o.stack.empty() ? kSmallStack : config::parse_bytes(o.stack).count();
   job.timeline = !o.timeline.empty() || !o.paraver.empty();
   job.message_log = !o.paraver.empty();
   if (o.placement == "block") {
@@ -270,6 +272,33 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
 }
 
+int failure_exit_status(const mpi::RunReport& r) {
+  switch (r.status) {
+    case mpi::RunStatus::kCrashed:
+      return 4;
+    case mpi::RunStatus::kInterrupted:
+      return 128 + r.signal;
+    default:
+      return 3;
+  }
+}
+
+int report_failure(const std::string& command, const mpi::RunReport& r) {
+  const std::string end = r.error.ends_with('\n') ? "" : "\n";
+  switch (r.status) {
+    case mpi::RunStatus::kCrashed:
+      std::cerr << "mgen " << command << ": a rank's program crashed: " << r.error << end;
+      break;
+    case mpi::RunStatus::kInterrupted:
+      std::cerr << "mgen " << command << ": " << r.error << end;
+      break;
+    default:
+      std::cerr << "mgen " << command << ": the simulated job failed: " << r.error << end;
+      break;
+  }
+  return failure_exit_status(r);
+}
+
 void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,
                        const mpi::JobConfig& job, const mpi::RunReport& r, const std::string& command,
                        const nlohmann::json& extra) {
@@ -302,6 +331,8 @@ void write_json_report(const std::string& path, const std::string& program, cons
   nlohmann::json report = {{"command", command},
                            {"program", program},
                            {"ok", r.ok},
+                           {"status", mpi::status_name(r.status)},
+                           {"signal", r.signal},
                            {"error", r.error},
                            {"predicted_time_s", r.predicted_s()},
                            {"backend", r.backend},
@@ -378,6 +409,8 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   mpi::JobConfig job = make_job(o.job, m);
   job.measure_compute = !o.ignore_compute;
   const Program prog = load_program(program, job.ranks);
+  // A recompiled program was written for a process's stack (8 MiB by default on Linux).
+  if (o.job.stack.empty() && prog.mgen == nullptr) job.stack_bytes = kProgramStack;
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
   mpi::RankMain main;
   if (prog.mgen != nullptr) {
@@ -422,10 +455,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
-  if (!r.ok) {
-    std::cerr << "mgen run: the simulated job failed: " << r.error << (r.error.ends_with('\n') ? "" : "\n");
-    return 3;
-  }
+  if (!r.ok) return report_failure("run", r);
   if (!o.job.quiet) print_summary(name, m, job, r, "run");
   return 0;
 }

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : commands) {
       if (sub->parsed()) return run();
     }
+  } catch (const mgen::cli::JobFailed& e) {
+    std::cerr << "mgen: " << e.what() << (std::string(e.what()).ends_with('\n') ? "" : "\n");
+    return e.status;
   } catch (const mgen::config::Error& e) {
     std::cerr << "mgen: error: " << e.what() << "\n";
     return 2;

@@ -69,6 +69,7 @@ Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().na
   world_ = w;
   rank_ = &w->current();
   rank_->call = CallInfo{name_, peer, tag, comm};
+  rank_->last_call = name_;
   ++rank_->stats.calls;
   start_ = rank_->clock;
 }

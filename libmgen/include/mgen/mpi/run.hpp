@@ -66,8 +66,16 @@ struct MessageEvent {
   bool collective;  // traffic of a collective algorithm
 };
 
+// How a run ended. kFailed: invalid MPI usage, a deadlock, a rank's non-zero exit status;
+// kCrashed: a rank's program was killed by a signal (SIGSEGV, SIGFPE, abort(), a stack
+// overflow...); kInterrupted: SIGINT or SIGTERM stopped it before the end.
+enum class RunStatus : uint8_t { kOk, kFailed, kCrashed, kInterrupted };
+const char* status_name(RunStatus s);  // "ok", "failed", "crashed", "interrupted"
+
 struct RunReport {
   bool ok = true;
+  RunStatus status = RunStatus::kOk;
+  int signal = 0;           // kCrashed: the signal that killed the rank; kInterrupted: which one
   std::string error;        // the first error or the deadlock report
   std::string backend;      // the network backend that answered ("auto" resolved)
   simcore::Time predicted;  // when the last rank finished
