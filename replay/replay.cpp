@@ -633,7 +633,8 @@ class RankReplay {
 
 ReplayResult replay(const mpi::MachineSetup& machine, mpi::JobConfig job, const fs::path& dir,
                     const ReplayOptions& options, const mpi::Progress& progress) {
-  const std::vector<fs::path> files = trace_files(dir);
+  TraceSet set = trace_set(dir);
+  const std::vector<fs::path>& files = set.files;
   std::vector<Plan> plans;
   plans.reserve(files.size());
   uint64_t first = UINT64_MAX;
@@ -644,6 +645,7 @@ ReplayResult replay(const mpi::MachineSetup& machine, mpi::JobConfig job, const 
     first = std::min(first, t0[i]);
   }
   ReplayResult out;
+  out.note = std::move(set.note);
   for (size_t i = 0; i < plans.size(); ++i) {
     plans[i].t0 = static_cast<double>(t0[i] - first) * 1e-9;
     if (!plans[i].complete) ++out.incomplete_ranks;

@@ -2,29 +2,44 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 namespace mgen::trace {
 
 Reader::Reader(const std::filesystem::path& file) : path_(file.string()) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw TraceError(fmt::format("{}: offset 0: not a trace: {}", path_,
+                                 std::filesystem::exists(file, ec) ? "not a regular file" : "no such file"));
+  }
   std::ifstream in(file, std::ios::binary | std::ios::ate);
   if (!in) throw TraceError(fmt::format("{}: cannot open", path_));
-  data_.resize(static_cast<size_t>(in.tellg()));
+  const std::streamoff end = in.tellg();
+  if (end < 0) throw TraceError(fmt::format("{}: cannot read", path_));
+  data_.resize(static_cast<size_t>(end));
   in.seekg(0);
   in.read(reinterpret_cast<char*>(data_.data()), static_cast<std::streamsize>(data_.size()));
   if (!in) throw TraceError(fmt::format("{}: cannot read", path_));
-  if (data_.size() < sizeof(Header)) {
-    fail(0, fmt::format("too short for a trace header ({} bytes, a header is {})", data_.size(), sizeof(Header)));
+  if (data_.size() < kHeaderBytesV1) {
+    fail(0, fmt::format("too short for a trace header ({} bytes, a header needs at least {})", data_.size(),
+                        kHeaderBytesV1));
   }
-  std::memcpy(&header_, data_.data(), sizeof header_);
+  std::memcpy(&header_, data_.data(), kHeaderBytesV1);  // the fields of every version
   if (std::memcmp(header_.magic, kMagic, sizeof kMagic) != 0) fail(0, "not an mgen trace (bad magic)");
-  if (header_.version != kVersion) {
-    fail(8, fmt::format("trace format version {}, this mgen reads version {}", header_.version, kVersion));
+  if (header_.version < kOldestVersion || header_.version > kVersion) {
+    fail(8, fmt::format("trace format version {}, this mgen reads versions {} to {}", header_.version, kOldestVersion,
+                        kVersion));
   }
-  if (header_.header_bytes < sizeof(Header) || header_.header_bytes > data_.size()) {
-    fail(10, fmt::format("bad header size {}", header_.header_bytes));
+  const size_t known = header_.version == 1 ? kHeaderBytesV1 : sizeof(Header);
+  if (header_.header_bytes < known || header_.header_bytes > data_.size()) {
+    fail(10, fmt::format("bad header size {} (version {} needs {}, the file has {} bytes)", header_.header_bytes,
+                         header_.version, known, data_.size()));
   }
+  std::memcpy(&header_, data_.data(), known);
   if (header_.size == 0 || header_.rank >= header_.size) {
     fail(12, fmt::format("rank {} of {} ranks", header_.rank, header_.size));
   }
@@ -296,33 +311,119 @@ uint64_t call_bytes(const Record& r) {
   return row.has(Field::kCount) ? r.count * r.type_size : 0;
 }
 
-std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(dir)) throw TraceError(fmt::format("{}: not a directory of traces", dir.string()));
-  std::map<uint32_t, fs::path> by_rank;
-  uint32_t size = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() != ".mgt") continue;
-    Reader r(e.path());
-    if (size == 0) size = r.header().size;
-    if (r.header().size != size) {
-      throw TraceError(fmt::format("{}: recorded with {} ranks, other files of {} with {}", e.path().string(),
-                                   r.header().size, dir.string(), size));
-    }
-    if (!by_rank.emplace(r.header().rank, e.path()).second) {
-      throw TraceError(fmt::format("{}: two files for rank {}", dir.string(), r.header().rank));
-    }
-  }
-  if (by_rank.empty()) throw TraceError(fmt::format("{}: no trace files (*.mgt)", dir.string()));
-  std::vector<fs::path> out;
-  for (uint32_t rank = 0; rank < size; ++rank) {
-    auto it = by_rank.find(rank);
-    if (it == by_rank.end()) {
-      throw TraceError(fmt::format("{}: no trace of rank {} (the run had {} ranks)", dir.string(), rank, size));
-    }
-    out.push_back(it->second);
+namespace {
+
+namespace fs = std::filesystem;
+
+// A file of a trace directory and its header.
+struct Member {
+  fs::path file;
+  Header h;
+};
+
+std::string run_of(const Header& h) {
+  return h.version == 1 ? std::string("none (format version 1)") : run_id_hex(h.run_id);
+}
+
+// "1, 4-6, 9": ranks as ranges.
+std::string ranks_text(const std::vector<uint32_t>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    out += (out.empty() ? "" : ", ") + (j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
+    i = j + 1;
   }
   return out;
+}
+
+// Why `m` is not of the run `run` (the header most files agree with; `n` of them).
+std::string odd_file(const Member& m, const Header& run, size_t n, const fs::path& dir) {
+  const std::string others = fmt::format("{} other file{} of {}", n, n == 1 ? "" : "s", dir.string());
+  const bool same_run = m.h.version == run.version && std::memcmp(m.h.run_id, run.run_id, kRunIdBytes) == 0;
+  if (same_run) {  // only the world size differs
+    return fmt::format("{}: rank {}: offset {}: recorded with {} ranks, the {} with {}", m.file.string(), m.h.rank,
+                       kSizeOffset, m.h.size, others, run.size);
+  }
+  return fmt::format("{}: rank {}: offset {}: from another run: run id {}{}, the {} have run id {}{}", m.file.string(),
+                     m.h.rank, m.h.version == 1 ? offsetof(Header, version) : kRunIdOffset, run_of(m.h),
+                     m.h.size == run.size ? "" : fmt::format(" with {} ranks", m.h.size), others, run_of(run),
+                     m.h.size == run.size ? "" : fmt::format(" with {} ranks", run.size));
+}
+
+}  // namespace
+
+TraceSet trace_set(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw TraceError(fmt::format("{}: not a directory of traces", dir.string()));
+  std::vector<Member> all;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".mgt") all.push_back({e.path(), Reader(e.path()).header()});
+  }
+  if (all.empty()) throw TraceError(fmt::format("{}: no trace files (*.mgt)", dir.string()));
+  // By rank; of two files of one rank, the one named as the recorder names it comes first.
+  auto misnamed = [](const Member& m) { return m.file.filename().string() != fmt::format("rank-{}.mgt", m.h.rank); };
+  std::sort(all.begin(), all.end(), [&](const Member& a, const Member& b) {
+    return std::make_tuple(a.h.rank, misnamed(a), a.file) < std::make_tuple(b.h.rank, misnamed(b), b.file);
+  });
+
+  // The run is what most files say (on a tie, the lowest rank's file); the others are named
+  // with what differs, so that a stray file is blamed and not the good ones.
+  auto key = [](const Header& h) { return std::make_tuple(h.version == 1, run_id_hex(h.run_id), h.size); };
+  std::map<decltype(key(all[0].h)), size_t> votes;
+  for (const Member& m : all)
+    ++votes[key(m.h)];
+  const Header* run = &all[0].h;
+  for (const Member& m : all) {
+    if (votes[key(m.h)] > votes[key(*run)]) run = &m.h;
+  }
+  const size_t agree = votes[key(*run)];
+  std::vector<std::string> odd;
+  for (const Member& m : all) {
+    if (key(m.h) != key(*run)) odd.push_back(odd_file(m, *run, agree, dir));
+  }
+  constexpr size_t kShown = 8;
+  if (!odd.empty()) {
+    std::string what;
+    for (size_t i = 0; i < odd.size() && i < kShown; ++i)
+      what += (i == 0 ? "" : "\n") + odd[i];
+    if (odd.size() > kShown) what += fmt::format("\n... and {} more files of other runs", odd.size() - kShown);
+    throw TraceError(what);
+  }
+
+  std::vector<fs::path> out;
+  std::vector<uint32_t> missing;
+  for (const Member& m : all) {
+    if (!out.empty() && m.h.rank < out.size()) {
+      throw TraceError(fmt::format("{}: rank {}: offset {}: a second trace of rank {} (the first is {})",
+                                   m.file.string(), m.h.rank, offsetof(Header, rank), m.h.rank,
+                                   out[m.h.rank].string()));
+    }
+    while (out.size() < m.h.rank) {
+      missing.push_back(static_cast<uint32_t>(out.size()));
+      out.emplace_back();
+    }
+    out.push_back(m.file);
+  }
+  for (uint32_t r = static_cast<uint32_t>(out.size()); r < run->size; ++r)
+    missing.push_back(r);
+  if (!missing.empty()) {
+    throw TraceError(missing.size() == 1
+                         ? fmt::format("{}: no trace of rank {} (the run had {} ranks): rank-{}.mgt is missing",
+                                       dir.string(), missing[0], run->size, missing[0])
+                         : fmt::format("{}: no trace of ranks {} (the run had {} ranks)", dir.string(),
+                                       ranks_text(missing), run->size));
+  }
+  TraceSet set{std::move(out), {}};
+  if (run->version == 1) {
+    set.note = fmt::format("{}: trace format version 1 has no run identifier: not checked that the files are of one run",
+                           dir.string());
+  }
+  return set;
+}
+
+std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir) {
+  return trace_set(dir).files;
 }
 
 }  // namespace mgen::trace

@@ -156,10 +156,10 @@ TEST_CASE("damaged traces are reported with the rank and the offset", "[trace]")
   std::vector<uint8_t> corrupt = good;
   corrupt[sizeof(Header) + 8 + 30] ^= 0x40;
   CHECK_THAT(error_of(d.write("c.mgt", corrupt)),
-             Catch::Contains("rank 3: offset 96: corrupt: block checksum mismatch"));
+             Catch::Contains("rank 3: offset 112: corrupt: block checksum mismatch"));
 
   std::vector<uint8_t> truncated(good.begin(), good.end() - 5);
-  CHECK_THAT(error_of(d.write("t.mgt", truncated)), Catch::Contains("rank 3: offset 96: truncated"));
+  CHECK_THAT(error_of(d.write("t.mgt", truncated)), Catch::Contains("rank 3: offset 112: truncated"));
 
   std::vector<uint8_t> magic = good;
   magic[0] = 'X';

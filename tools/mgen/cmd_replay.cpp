@@ -88,6 +88,7 @@ int replay(const ReplayCli& o) {
                          t.recorded, t.simulated_start, t.simulated);
     }
   }
+  if (!res.note.empty()) std::cerr << "mgen replay: note: " << res.note << "\n";
   if (res.incomplete_ranks > 0) {
     std::cerr << fmt::format("mgen replay: {} rank(s) died in the recorded run; they replay up to where they stopped\n",
                              res.incomplete_ranks);

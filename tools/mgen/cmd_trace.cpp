@@ -23,7 +23,9 @@ using trace::Record;
 // A directory of traces, or one trace file.
 std::vector<fs::path> inputs(const std::string& path) {
   if (fs::is_regular_file(path)) return {path};
-  return trace::trace_files(path);
+  trace::TraceSet set = trace::trace_set(path);
+  if (!set.note.empty()) std::cerr << "mgen trace: note: " << set.note << "\n";
+  return std::move(set.files);
 }
 
 std::string ns(uint64_t v) {
@@ -130,7 +132,8 @@ int dump(const std::string& path, int only_rank) {
     Reader reader(file);
     const trace::Header& h = reader.header();
     if (only_rank >= 0 && h.rank != static_cast<uint32_t>(only_rank)) continue;
-    fmt::print("# {}: rank {} of {}, recorded on {}\n", file.string(), h.rank, h.size, h.host);
+    fmt::print("# {}: rank {} of {}, run {}, recorded on {}\n", file.string(), h.rank, h.size,
+               h.version == 1 ? std::string("id unknown (format version 1)") : trace::run_id_hex(h.run_id), h.host);
     Record r;
     uint64_t i = 0;
     while (reader.next(r)) {

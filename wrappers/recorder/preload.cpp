@@ -125,7 +125,25 @@ void flush_at_exit() {
   flush();
 }
 
+// One identifier for every rank's trace of this run, so that replay can refuse files of two
+// runs mixed in one directory: rank 0 makes it from the time, its pid and random bits, and
+// broadcasts it (MPI_Init is collective over MPI_COMM_WORLD, so every rank is there).
+void make_run_id(uint8_t (&id)[trace::kRunIdBytes]) {
+  if (g->rank == 0) {
+    const uint64_t now = clock_ns(CLOCK_REALTIME);
+    const auto pid = static_cast<uint32_t>(getpid());
+    uint32_t random = 0;
+    if (getentropy(&random, sizeof random) != 0) random = static_cast<uint32_t>(clock_ns(CLOCK_MONOTONIC));
+    std::memcpy(id, &now, 8);
+    std::memcpy(id + 8, &pid, 4);
+    std::memcpy(id + 12, &random, 4);
+  }
+  PMPI_Bcast(id, static_cast<int>(trace::kRunIdBytes), MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
 void open_trace() {
+  trace::Header h{};
+  make_run_id(h.run_id);
   const char* dir = std::getenv("MGEN_TRACE_DIR");
   const std::string d = dir != nullptr && *dir != '\0' ? dir : "mgen-trace";
   mkdir(d.c_str(), 0755);
@@ -136,7 +154,6 @@ void open_trace() {
                  std::strerror(errno));
     return;
   }
-  trace::Header h{};
   std::memcpy(h.magic, trace::kMagic, sizeof h.magic);
   h.version = trace::kVersion;
   h.header_bytes = sizeof h;

@@ -40,9 +40,11 @@ struct ReplayResult {
   uint32_t incomplete_ranks = 0;      // traces without MPI_Finalize (replayed as far as they go)
   // The recorded run's length: from MPI_Init's return to MPI_Finalize's, slowest rank.
   double recorded_s = 0;
+  std::string note;  // about the trace set (TraceSet::note), for the user
 };
 
-// Reads and checks every trace of `dir` first (a corrupt or truncated one throws TraceError),
+// Reads and checks every trace of `dir` first (a corrupt or truncated one, or a set that is not
+// one run's, throws TraceError),
 // then replays them: `job.ranks` is taken from the traces.
 ReplayResult replay(const mpi::MachineSetup& machine, mpi::JobConfig job, const std::filesystem::path& dir,
                     const ReplayOptions& options, const mpi::Progress& progress = {});

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -15,10 +16,15 @@
 namespace mgen::trace {
 
 inline constexpr char kMagic[8] = {'M', 'G', 'E', 'N', 'T', 'R', 'C', '\0'};
-inline constexpr uint16_t kVersion = 1;
+// Version 2 added the run identifier; readers take versions 1 and 2 (a version 1 trace has no
+// run identifier: its files cannot be told apart from another run's).
+inline constexpr uint16_t kVersion = 2;
+inline constexpr uint16_t kOldestVersion = 1;
 inline constexpr size_t kHostBytes = 64;
+inline constexpr size_t kRunIdBytes = 16;
+inline constexpr size_t kHeaderBytesV1 = 96;  // a version 1 header ends before the run id
 
-// Fixed 96-byte header, little-endian.
+// Fixed 112-byte header, little-endian.
 struct Header {
   char magic[8];
   uint16_t version;
@@ -28,8 +34,25 @@ struct Header {
   uint32_t flags;
   uint64_t t0_ns;  // CLOCK_MONOTONIC when MPI_Init returned (one clock for all ranks of a host)
   char host[kHostBytes];
+  // The same in every rank's file of one run (rank 0 makes it in MPI_Init from the time, its pid
+  // and random bits, and broadcasts it); all zero in version 1 traces.
+  uint8_t run_id[kRunIdBytes];
 };
-static_assert(sizeof(Header) == 96);
+static_assert(sizeof(Header) == 112);
+inline constexpr size_t kRunIdOffset = offsetof(Header, run_id);
+inline constexpr size_t kSizeOffset = offsetof(Header, size);
+static_assert(kRunIdOffset == kHeaderBytesV1);
+
+// The run identifier as 32 hex digits.
+inline std::string run_id_hex(const uint8_t (&id)[kRunIdBytes]) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : id) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
 
 // Every block: u32 payload bytes, u32 CRC-32 of the payload, payload (whole records only).
 inline constexpr size_t kBlockHeader = 8;

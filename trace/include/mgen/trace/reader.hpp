@@ -62,8 +62,17 @@ std::string call_name(const Record& r, const Reader& reader);
 // data (docs/trace-format.md).
 uint64_t call_bytes(const Record& r);
 
-// The rank files of a trace directory, in rank order; checks that ranks 0..size-1 are all
-// there and agree on the size.
-std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir);
+// A directory of traces, checked to be one recorded run.
+struct TraceSet {
+  std::vector<std::filesystem::path> files;  // in rank order
+  std::string note;                          // empty, or one line for the user (old format)
+};
+
+// The rank files of a trace directory, in rank order. Throws TraceError unless they are one
+// run's: the same run identifier and world size in every file (the files that differ from what
+// most say are named, with the field's offset and what differs), and one file for each rank
+// 0..size-1 (a missing or second file of a rank is named).
+TraceSet trace_set(const std::filesystem::path& dir);
+std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir);  // trace_set(dir).files
 
 }  // namespace mgen::trace
