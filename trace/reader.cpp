@@ -325,19 +325,6 @@ std::string run_of(const Header& h) {
   return h.version == 1 ? std::string("none (format version 1)") : run_id_hex(h.run_id);
 }
 
-// "1, 4-6, 9": ranks as ranges.
-std::string ranks_text(const std::vector<uint32_t>& ranks) {
-  std::string out;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-      ++j;
-    out += (out.empty() ? "" : ", ") + (j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
-    i = j + 1;
-  }
-  return out;
-}
-
 // Why `m` is not of the run `run` (the header most files agree with; `n` of them).
 std::string odd_file(const Member& m, const Header& run, size_t n, const fs::path& dir) {
   const std::string others = fmt::format("{} other file{} of {}", n, n == 1 ? "" : "s", dir.string());
@@ -391,33 +378,46 @@ TraceSet trace_set(const fs::path& dir) {
     throw TraceError(what);
   }
 
-  std::vector<fs::path> out;
-  std::vector<uint32_t> missing;
-  for (const Member& m : all) {
-    if (!out.empty() && m.h.rank < out.size()) {
+  // Ranks without a file, as ranges (a header may claim billions of ranks: no list per rank).
+  std::vector<std::pair<uint64_t, uint64_t>> gaps;
+  uint64_t next = 0, missing = 0;
+  auto gap = [&](uint64_t first, uint64_t last) {
+    gaps.emplace_back(first, last);
+    missing += last - first + 1;
+  };
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Member& m = all[i];
+    if (m.h.rank < next) {
       throw TraceError(fmt::format("{}: rank {}: offset {}: a second trace of rank {} (the first is {})",
                                    m.file.string(), m.h.rank, offsetof(Header, rank), m.h.rank,
-                                   out[m.h.rank].string()));
+                                   all[i - 1].file.string()));
     }
-    while (out.size() < m.h.rank) {
-      missing.push_back(static_cast<uint32_t>(out.size()));
-      out.emplace_back();
+    if (m.h.rank > next) gap(next, m.h.rank - 1);
+    next = uint64_t{m.h.rank} + 1;
+  }
+  if (next < run->size) gap(next, run->size - 1);
+  if (missing == 1) {
+    throw TraceError(fmt::format("{}: no trace of rank {} (the run had {} ranks): rank-{}.mgt is missing", dir.string(),
+                                 gaps[0].first, run->size, gaps[0].first));
+  }
+  if (missing > 1) {
+    constexpr size_t kRanges = 10;
+    std::string ranks;
+    for (size_t i = 0; i < gaps.size() && i < kRanges; ++i) {
+      const auto [first, last] = gaps[i];
+      ranks += (i == 0 ? "" : ", ") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
     }
+    if (gaps.size() > kRanges) ranks += ", ...";
+    throw TraceError(
+        fmt::format("{}: no trace of {} ranks: {} (the run had {} ranks)", dir.string(), missing, ranks, run->size));
+  }
+  std::vector<fs::path> out;
+  for (const Member& m : all)
     out.push_back(m.file);
-  }
-  for (uint32_t r = static_cast<uint32_t>(out.size()); r < run->size; ++r)
-    missing.push_back(r);
-  if (!missing.empty()) {
-    throw TraceError(missing.size() == 1
-                         ? fmt::format("{}: no trace of rank {} (the run had {} ranks): rank-{}.mgt is missing",
-                                       dir.string(), missing[0], run->size, missing[0])
-                         : fmt::format("{}: no trace of ranks {} (the run had {} ranks)", dir.string(),
-                                       ranks_text(missing), run->size));
-  }
   TraceSet set{std::move(out), {}};
   if (run->version == 1) {
-    set.note = fmt::format("{}: trace format version 1 has no run identifier: not checked that the files are of one run",
-                           dir.string());
+    set.note = fmt::format(
+        "{}: trace format version 1 has no run identifier: not checked that the files are of one run", dir.string());
   }
   return set;
 }

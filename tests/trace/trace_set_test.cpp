@@ -95,8 +95,8 @@ TEST_CASE("a file of another run is named with both run ids", "[trace][set]") {
   d.run(4, 0xa1);
   d.write("rank-2.mgt", trace(2, 4, 0xb2));
   const std::string e = d.error();
-  CHECK(e == d.file("rank-2.mgt") + ": rank 2: offset 96: from another run: run id " + hex(0xb2) + ", the 3 other files of " +
-                 d.path.string() + " have run id " + hex(0xa1));
+  CHECK(e == d.file("rank-2.mgt") + ": rank 2: offset 96: from another run: run id " + hex(0xb2) +
+                 ", the 3 other files of " + d.path.string() + " have run id " + hex(0xa1));
 }
 
 TEST_CASE("a wrong world size blames the odd file, even when it is rank 0's", "[trace][set]") {
@@ -136,7 +136,12 @@ TEST_CASE("missing ranks are named", "[trace][set]") {
   Dir many;
   for (uint32_t r : {0u, 2u, 5u})
     many.write(Dir::fmt("rank-{}.mgt", r), trace(r, 7, 1));
-  CHECK(many.error() == many.path.string() + ": no trace of ranks 1, 3-4, 6 (the run had 7 ranks)");
+  CHECK(many.error() == many.path.string() + ": no trace of 4 ranks: 1, 3-4, 6 (the run had 7 ranks)");
+  // A header that claims billions of ranks is answered at once, not with a list per rank.
+  Dir huge;
+  huge.write("rank-0.mgt", trace(0, 4000000000u, 1));
+  CHECK(huge.error() ==
+        huge.path.string() + ": no trace of 3999999999 ranks: 1-3999999999 (the run had 4000000000 ranks)");
 }
 
 TEST_CASE("a second file of a rank is named, not the recorder's own", "[trace][set]") {
@@ -152,8 +157,8 @@ TEST_CASE("version 1 traces are read, with a note that the run is not checked", 
   d.run(2, 0, 1);
   const TraceSet set = trace_set(d.path);
   CHECK(set.files.size() == 2);
-  CHECK(set.note == d.path.string() +
-                        ": trace format version 1 has no run identifier: not checked that the files are of one run");
+  CHECK(set.note ==
+        d.path.string() + ": trace format version 1 has no run identifier: not checked that the files are of one run");
   Reader r(set.files[1]);
   CHECK(r.header().version == 1);
   CHECK(r.header().rank == 1);
@@ -165,8 +170,10 @@ TEST_CASE("version 1 traces are read, with a note that the run is not checked", 
   Dir mixed;
   mixed.run(3, 0xa1);
   mixed.write("rank-1.mgt", trace(1, 3, 0, 1));
-  CHECK(mixed.error() == mixed.file("rank-1.mgt") + ": rank 1: offset 8: from another run: run id none (format version " +
-                             "1), the 2 other files of " + mixed.path.string() + " have run id " + hex(0xa1));
+  CHECK(mixed.error() ==
+        mixed.file("rank-1.mgt") +
+            ": rank 1: offset 8: from another run: run id none (format version 1), the 2 other files of " +
+            mixed.path.string() + " have run id " + hex(0xa1));
 }
 
 TEST_CASE("header versions and sizes the reader does not take", "[trace][set]") {
@@ -174,9 +181,11 @@ TEST_CASE("header versions and sizes the reader does not take", "[trace][set]") 
   std::vector<uint8_t> v3 = trace(0, 1, 1);
   v3[8] = 3;
   d.write("v3.mgt", v3);
-  CHECK_THROWS_WITH(Reader(d.path / "v3.mgt"), Catch::Contains("offset 8: trace format version 3, this mgen reads versions 1 to 2"));
+  CHECK_THROWS_WITH(Reader(d.path / "v3.mgt"),
+                    Catch::Contains("offset 8: trace format version 3, this mgen reads versions 1 to 2"));
   std::vector<uint8_t> short_v2 = trace(0, 1, 1);
   short_v2[10] = 96;  // a version 2 header cut to version 1's size
   d.write("short.mgt", short_v2);
-  CHECK_THROWS_WITH(Reader(d.path / "short.mgt"), Catch::Contains("offset 10: bad header size 96 (version 2 needs 112"));
+  CHECK_THROWS_WITH(Reader(d.path / "short.mgt"),
+                    Catch::Contains("offset 10: bad header size 96 (version 2 needs 112"));
 }
