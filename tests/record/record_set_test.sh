@@ -41,7 +41,7 @@ cp -r "$work/a" "$work/mixed"
 cp "$work/b/rank-2.mgt" "$work/mixed/rank-2.mgt"
 odd="$work/mixed/rank-2.mgt: rank 2: offset 96: from another run: run id $ids_b, the 3 other files of $work/mixed have run id $ids_a"
 for cmd in replay "trace stats" "trace dump"; do
-  expect 2 "mgen: error: $odd" -- "$mgen" $cmd "$work/mixed"
+  expect 2 "^mgen: error: $odd" -- "$mgen" $cmd "$work/mixed"
 done
 
 # A 2-rank run's rank 0 among a 4-rank run's files: the stray file is blamed, not the good ones.

@@ -150,12 +150,13 @@ struct FnStats {
 };
 
 int stats(const std::string& path, bool per_rank, const std::string& report) {
+  const std::vector<fs::path> files = inputs(path);  // the set is checked before the table starts
   std::map<std::string, FnStats> total;
   nlohmann::json ranks = nlohmann::json::array();
   fmt::print("{:>5} {:>9} {:>12} {:>12} {:>12} {:>12}  {}\n", "rank", "calls", "bytes", "compute(cpu)", "compute(wall)",
              "in MPI", "complete");
   uint32_t incomplete = 0;
-  for (const fs::path& file : inputs(path)) {
+  for (const fs::path& file : files) {
     Reader reader(file);
     std::map<std::string, FnStats> mine;
     uint64_t calls = 0, bytes = 0, cpu = 0, wall = 0, in_mpi = 0;
