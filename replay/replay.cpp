@@ -100,11 +100,6 @@ MPI_Datatype reduction_type(uint64_t size, uint64_t& count) {
   }
 }
 
-int as_int(uint64_t v, const char* what) {
-  if (v > static_cast<uint64_t>(INT_MAX)) throw std::runtime_error(fmt::format("{} of {} bytes: too large", what, v));
-  return static_cast<int>(v);
-}
-
 class RankReplay {
  public:
   RankReplay(const Plan& plan, const ReplayOptions& o, double t0, std::vector<CallTiming>* timings)
@@ -123,6 +118,7 @@ class RankReplay {
       wait_until_start(r, start, shift);
       const double sim0 = PMPI_Wtime();
       index_ = i;
+      offset_ = r.offset;
       call(r);
       if (timings_ != nullptr) {
         timings_->push_back(CallTiming{reader_.header().rank, i, call_name(r, reader_), start,
@@ -147,9 +143,16 @@ class RankReplay {
     }
   }
 
+  // As the reader names a defect: the file, the rank, the record's offset.
   [[noreturn]] void refuse(const std::string& what) const {
     mpi::forget_unwound_frames();
-    throw std::runtime_error(fmt::format("{} (record {} of {})", what, index_, reader_.path()));
+    throw std::runtime_error(fmt::format("{}: rank {}: offset {}: {} (record {})", reader_.path(),
+                                         reader_.header().rank, offset_, what, index_));
+  }
+
+  int as_int(uint64_t v, const char* what) const {
+    if (v > static_cast<uint64_t>(INT_MAX)) refuse(fmt::format("{} of {} bytes: too large", what, v));
+    return static_cast<int>(v);
   }
 
   MPI_Comm comm(int64_t id) const {
@@ -285,13 +288,13 @@ class RankReplay {
   }
   MPI_Request* out(int64_t id) { return id < 0 ? nullptr : &reqs_[id].handle; }
 
-  static std::vector<int> ints(const std::vector<uint64_t>& v, uint64_t scale) {
+  std::vector<int> ints(const std::vector<uint64_t>& v, uint64_t scale) const {
     std::vector<int> out(v.size());
     for (size_t i = 0; i < v.size(); ++i)
       out[i] = as_int(v[i] * scale, "a block");
     return out;
   }
-  static std::vector<int> displs(const std::vector<int>& counts) {
+  std::vector<int> displs(const std::vector<int>& counts) const {
     std::vector<int> d(counts.size());
     int64_t at = 0;
     for (size_t i = 0; i < counts.size(); ++i) {
@@ -624,7 +627,7 @@ class RankReplay {
   Reader reader_;
   double t0_;
   std::vector<CallTiming>* timings_;
-  uint64_t index_ = 0;
+  uint64_t index_ = 0, offset_ = 0;  // of the record being replayed
   std::unordered_map<int64_t, MPI_Comm> comms_;
   std::unordered_map<int64_t, Req> reqs_;
 };
