@@ -20,6 +20,7 @@
 #include "mgen/host/breakdown.hpp"
 #include "mgen/net/routing.hpp"
 #include "mgen/net/topology.hpp"
+#include "mgen/net/topology_size.hpp"
 #include "reader.hpp"
 
 namespace mgen::config {
@@ -279,6 +280,59 @@ void resolve_host(Loaded& m, const toml::table& root, const Locator& loc) {
   m.machine.mpi.send_progress_overhead = p.send_progress_overhead;
 }
 
+// Keys that describe one kind of topology only. Written for another kind they would be read and
+// then ignored, so the machine modelled is not the one the file seems to describe.
+struct KindKeys {
+  const char* kind;  // as the error names it
+  std::vector<std::string_view> kinds;
+  std::vector<std::string_view> keys;
+};
+const std::vector<KindKeys>& kind_keys() {
+  static const std::vector<KindKeys> table = {
+      {"a torus or mesh", {"torus", "mesh"}, {"dims", "channels", "nodes_per_router"}},
+      {"a fat tree", {"fattree"}, {"down", "up", "k", "levels"}},
+      {"a crossbar", {"crossbar"}, {"nodes"}},
+  };
+  return table;
+}
+
+// The first key (in file order, overrides last) of [topology] that belongs to a kind other than
+// the one chosen; an unknown kind is left to the topology builder to report.
+void check_kind_keys(const toml::table& root, const std::string& kind, const Locator& loc) {
+  const toml::node* node = root.get("topology");
+  const toml::table* topology = node != nullptr ? node->as_table() : nullptr;
+  if (topology == nullptr) return;
+  bool known = false;
+  for (const KindKeys& k : kind_keys())
+    known = known || std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end();
+  if (!known) return;
+  struct Found {
+    bool from_override;
+    uint32_t line, column;
+    toml::source_region at;
+    std::string key;
+    const char* owner;
+  };
+  std::optional<Found> first;
+  for (auto&& [key, value] : *topology) {
+    for (const KindKeys& k : kind_keys()) {
+      if (std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end()) continue;
+      if (std::find(k.keys.begin(), k.keys.end(), key.str()) == k.keys.end()) continue;
+      const toml::source_region at = place_of(key, value);
+      const Found f{
+          loc.from_override(value.source()), at.begin.line, at.begin.column, at, std::string(key.str()), k.kind};
+      if (!first ||
+          std::tie(f.from_override, f.line, f.column) < std::tie(first->from_override, first->line, first->column)) {
+        first = f;
+      }
+    }
+  }
+  if (!first) return;
+  throw Error(loc.where(first->at), "topology." + first->key,
+              fmt::format("is a key of {}, but topology.kind is \"{}\"; remove it, or set the kind it describes",
+                          first->owner, kind));
+}
+
 // Where a key named by the network layer was written. down/up may have come from the k/levels
 // shorthand; a key nobody wrote is a default of the file as a whole.
 std::string where_key(const toml::table& root, const std::string& key, const Locator& loc) {
@@ -295,9 +349,13 @@ std::string where_key(const toml::table& root, const std::string& key, const Loc
 
 // Builds the machine once, exactly as a simulation would, so that every semantic rule of the
 // network layer (dimension limits, VC counts, routing applicability) is checked at load time.
-void check_builds(const MachineConfig& machine, const toml::table& root, const Locator& loc) {
+void check_builds(const MachineConfig& machine, const toml::table& root, const Locator& loc,
+                  const BeforeBuild& before_build) {
   const net::NetworkConfig& network = machine.network;
   try {
+    // The sizes first, with the builder's checks but nothing allocated, then the caller's word.
+    [[maybe_unused]] const net::TopologySize size = net::topology_size(network);
+    if (before_build) before_build(machine);
     const net::Topology topology = net::Topology::build(network);
     [[maybe_unused]] const net::Routing routing(topology, network.router);
     if (machine.node.procs_per_node == 0) throw net::ConfigError("node.procs_per_node", "must be at least 1");
@@ -357,7 +415,8 @@ void apply_override(toml::table& root, const std::string& text, const Locator& l
   t->insert_or_assign(name, std::move(*parsed->get("v")));
 }
 
-MachineConfig load_tree(toml::table root, const std::string& source, const std::vector<std::string>& overrides) {
+MachineConfig load_tree(toml::table root, const std::string& source, const std::vector<std::string>& overrides,
+                        const BeforeBuild& before_build) {
   const Locator loc(source);
   for (const std::string& o : overrides)
     apply_override(root, o, loc);
@@ -369,7 +428,8 @@ MachineConfig load_tree(toml::table root, const std::string& source, const std::
     if (!root.at_path("machine.name")) loaded.machine.name = std::filesystem::path(source).stem().string();
     if (!root.at_path("machine.description")) loaded.machine.description.clear();
   }
-  check_builds(loaded.machine, root, loc);
+  check_kind_keys(root, loaded.machine.network.topology.kind, loc);
+  check_builds(loaded.machine, root, loc, before_build);
   return std::move(loaded.machine);
 }
 
@@ -380,7 +440,7 @@ MachineConfig default_machine() {
 }
 
 MachineConfig load_machine_text(std::string_view toml, const std::string& source_name,
-                                const std::vector<std::string>& overrides) {
+                                const std::vector<std::string>& overrides, const BeforeBuild& before_build) {
   toml::table root;
   try {
     root = toml::parse(toml, std::string_view(source_name));
@@ -388,10 +448,11 @@ MachineConfig load_machine_text(std::string_view toml, const std::string& source
     const toml::source_position& at = e.source().begin;
     throw Error(fmt::format("{}:{}:{}", source_name, at.line, at.column), "", std::string(e.description()));
   }
-  return load_tree(std::move(root), source_name, overrides);
+  return load_tree(std::move(root), source_name, overrides, before_build);
 }
 
-MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides) {
+MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides,
+                           const BeforeBuild& before_build) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(
@@ -404,11 +465,11 @@ MachineConfig load_machine(const std::string& path, const std::vector<std::strin
   text << in.rdbuf();
   if (in.bad())
     throw Error(path, "", fmt::format("cannot read machine file ({})", std::generic_category().message(errno)));
-  return load_machine_text(text.str(), path, overrides);
+  return load_machine_text(text.str(), path, overrides, before_build);
 }
 
-MachineConfig load_default(const std::vector<std::string>& overrides) {
-  return load_tree(toml::table{}, default_machine().source, overrides);
+MachineConfig load_default(const std::vector<std::string>& overrides, const BeforeBuild& before_build) {
+  return load_tree(toml::table{}, default_machine().source, overrides, before_build);
 }
 
 }  // namespace mgen::config

@@ -1,5 +1,7 @@
 #include "mgen/net/topology.hpp"
 
+#include "mgen/net/topology_size.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,10 +14,15 @@ constexpr uint64_t kMaxRouters = 1ull << 26;
 constexpr uint64_t kMaxEndpoints = 1ull << 30;
 constexpr uint64_t kMaxPortsPerRouter = 4096;
 
+// a * b, or the largest uint64_t when that overflows: sizes beyond every limit stay beyond it.
+uint64_t times(uint64_t a, uint64_t b) {
+  return b != 0 && a > std::numeric_limits<uint64_t>::max() / b ? std::numeric_limits<uint64_t>::max() : a * b;
+}
+
 uint64_t product(const std::vector<uint32_t>& v) {
   uint64_t p = 1;
   for (uint32_t x : v)
-    p *= x;
+    p = times(p, x);
   return p;
 }
 
@@ -23,7 +30,159 @@ Bandwidth scaled(Bandwidth bw, uint64_t k) {
   return Bandwidth::bytes_per_second(bw.bytes_per_s() * k);
 }
 
+// The checks of a mesh or torus, and its size; build_torus makes what this describes.
+struct CubePlan {
+  uint64_t routers = 0, nodes = 0;
+  uint32_t ports = 0;  // per router
+  std::vector<uint32_t> channels;
+};
+
+CubePlan plan_cube(const NetworkConfig& config) {
+  const TopologyConfig& t = config.topology;
+  const size_t nd = t.dims.size();
+  if (nd < 1 || nd > 6)
+    throw ConfigError("topology.dims", fmt::format("{} dimensions; mesh and torus take 1 to 6", nd));
+  for (uint32_t k : t.dims) {
+    if (k == 0) throw ConfigError("topology.dims", "every dimension needs at least one router");
+    if (k > 65535) throw ConfigError("topology.dims", fmt::format("{} routers in one dimension; at most 65535", k));
+  }
+  CubePlan p;
+  p.routers = product(t.dims);
+  if (p.routers > kMaxRouters)
+    throw ConfigError("topology.dims", fmt::format("{} routers is more than the {} supported", p.routers, kMaxRouters));
+  if (!t.channels.empty() && t.channels.size() != nd) {
+    throw ConfigError("topology.channels", fmt::format("{} values for {} dimensions", t.channels.size(), nd));
+  }
+  if (t.link_bandwidth.size() != 1 && t.link_bandwidth.size() != nd) {
+    throw ConfigError("topology.link_bandwidth",
+                      fmt::format("give one bandwidth or one per dimension ({}), not {}", nd, t.link_bandwidth.size()));
+  }
+  if (t.nodes_per_router == 0) throw ConfigError("topology.nodes_per_router", "must be at least 1");
+  p.nodes = p.routers * t.nodes_per_router;
+  if (times(p.nodes, config.nic.nics_per_node) > kMaxEndpoints) {
+    throw ConfigError("topology.dims", fmt::format("{} endpoints is more than the {} supported",
+                                                   p.nodes * config.nic.nics_per_node, kMaxEndpoints));
+  }
+  p.channels = t.channels.empty() ? std::vector<uint32_t>(nd, 1) : t.channels;
+  for (size_t d = 0; d < nd; ++d) {
+    if (p.channels[d] == 0 || p.channels[d] > 255) {
+      throw ConfigError("topology.channels",
+                        fmt::format("dimension {} has {} channels; 1 to 255 allowed", d, p.channels[d]));
+    }
+  }
+  uint64_t ports = uint64_t{t.nodes_per_router} * config.nic.nics_per_node;
+  for (size_t d = 0; d < nd; ++d) {
+    if (t.dims[d] > 1) ports += 2 * p.channels[d];
+  }
+  if (ports > kMaxPortsPerRouter)
+    throw ConfigError("topology.nodes_per_router", fmt::format("{} ports per router is too many", ports));
+  p.ports = static_cast<uint32_t>(ports);
+  return p;
+}
+
+// The fat tree a configuration describes: its own down/up, or a crossbar's single switch.
+struct TreeShape {
+  std::vector<uint32_t> down, up;
+  TopologyKind kind;
+};
+
+TreeShape tree_shape(const TopologyConfig& t) {
+  if (t.kind == "crossbar") {
+    if (t.crossbar_nodes == 0) throw ConfigError("topology.nodes", "a crossbar needs `nodes` >= 1");
+    return {{t.crossbar_nodes}, {}, TopologyKind::kCrossbar};
+  }
+  if (t.down.empty()) throw ConfigError("topology.down", "a fat tree needs `down` (children per switch, per level)");
+  if (t.up.size() + 1 != t.down.size()) {
+    throw ConfigError("topology.up", fmt::format("a {}-level fat tree needs {} `up` values (parents per switch of "
+                                                 "levels 1..{}), got {}",
+                                                 t.down.size(), t.down.size() - 1, t.down.size() - 1, t.up.size()));
+  }
+  return {t.down, t.up, TopologyKind::kFatTree};
+}
+
+// The checks of a fat tree, and its size: switches and ports per switch, level by level.
+struct TreePlan {
+  uint64_t nodes = 0;
+  std::vector<uint64_t> switches, ports;  // index l-1 for level l
+};
+
+TreePlan plan_tree(const NetworkConfig& config, const TreeShape& shape) {
+  const TopologyConfig& t = config.topology;
+  const std::vector<uint32_t>& down = shape.down;
+  const std::vector<uint32_t>& up = shape.up;
+  const uint32_t levels = static_cast<uint32_t>(down.size());
+  if (levels > 8) throw ConfigError("topology.down", fmt::format("{} levels; at most 8 supported", levels));
+  for (uint32_t m : down) {
+    if (m == 0) throw ConfigError("topology.down", "every level needs at least one child per switch");
+  }
+  for (uint32_t w : up) {
+    if (w == 0) throw ConfigError("topology.up", "every switch below the top needs at least one parent");
+  }
+  if (t.link_bandwidth.size() > 1 && t.link_bandwidth.size() != levels - 1) {
+    throw ConfigError("topology.link_bandwidth", fmt::format("a {}-level fat tree takes one bandwidth or one per "
+                                                             "level of links ({})",
+                                                             levels, levels - 1));
+  }
+  TreePlan p;
+  p.nodes = product(down);
+  const uint64_t nics = config.nic.nics_per_node;
+  if (times(p.nodes, nics) > kMaxEndpoints) {
+    throw ConfigError("topology.down",
+                      fmt::format("{} endpoints is more than the {} supported", times(p.nodes, nics), kMaxEndpoints));
+  }
+  // Level l has prod_{i>l} m_i * prod_{i=2..l} w_i switches (XGFT), each with m_l down ports
+  // (m_1 * NICs at the leaves) and w_{l+1} up ports.
+  uint64_t total = 0;
+  for (uint32_t l = 1; l <= levels; ++l) {
+    uint64_t count = 1;
+    for (uint32_t i = l; i < levels; ++i)
+      count = times(count, down[i]);
+    for (uint32_t i = 2; i <= l; ++i)
+      count = times(count, up[i - 2]);
+    const uint64_t ports = (l == 1 ? down[0] * nics : down[l - 1]) + (l < levels ? up[l - 1] : 0);
+    if (ports > kMaxPortsPerRouter)
+      throw ConfigError("topology.down", fmt::format("level {} switches would have {} ports", l, ports));
+    total += std::min(count, kMaxRouters + 1);
+    if (total > kMaxRouters) throw ConfigError("topology.down", fmt::format("more than {} switches", kMaxRouters));
+    p.switches.push_back(count);
+    p.ports.push_back(ports);
+  }
+  return p;
+}
+
+void check_kind(const TopologyConfig& t) {
+  for (const auto& e : topology_registry()) {
+    if (t.kind == e.name) return;
+  }
+  std::string known;
+  for (const auto& e : topology_registry())
+    known += std::string(known.empty() ? "" : ", ") + e.name;
+  throw ConfigError("topology.kind", fmt::format("unknown topology '{}' (known: {})", t.kind, known));
+}
+
 }  // namespace
+
+TopologySize topology_size(const NetworkConfig& config) {
+  validate(config);
+  const TopologyConfig& t = config.topology;
+  check_kind(t);
+  TopologySize s;
+  if (t.kind == "torus" || t.kind == "mesh") {
+    const CubePlan p = plan_cube(config);
+    s.routers = p.routers;
+    s.ports = p.routers * p.ports;
+    s.nodes = p.nodes;
+  } else {
+    const TreePlan p = plan_tree(config, tree_shape(t));
+    for (size_t l = 0; l < p.switches.size(); ++l) {
+      s.routers += p.switches[l];
+      s.ports += p.switches[l] * p.ports[l];
+    }
+    s.nodes = p.nodes;
+  }
+  s.endpoints = s.nodes * config.nic.nics_per_node;
+  return s;
+}
 
 const std::vector<TopologyEntry>& topology_registry() {
   static const std::vector<TopologyEntry> table = {
@@ -73,66 +232,26 @@ void Topology::attach_endpoint(EndpointId e, RouterId r, uint32_t port) {
 Topology Topology::build(const NetworkConfig& config) {
   validate(config);
   const TopologyConfig& t = config.topology;
+  check_kind(t);
   if (t.kind == "torus") return build_torus(config, true);
   if (t.kind == "mesh") return build_torus(config, false);
-  if (t.kind == "fattree") {
-    if (t.down.empty()) throw ConfigError("topology.down", "a fat tree needs `down` (children per switch, per level)");
-    if (t.up.size() + 1 != t.down.size()) {
-      throw ConfigError("topology.up", fmt::format("a {}-level fat tree needs {} `up` values (parents per switch of "
-                                                   "levels 1..{}), got {}",
-                                                   t.down.size(), t.down.size() - 1, t.down.size() - 1, t.up.size()));
-    }
-    return build_fat_tree(config, t.down, t.up, TopologyKind::kFatTree);
-  }
-  if (t.kind == "crossbar") {
-    if (t.crossbar_nodes == 0) throw ConfigError("topology.nodes", "a crossbar needs `nodes` >= 1");
-    return build_fat_tree(config, {t.crossbar_nodes}, {}, TopologyKind::kCrossbar);
-  }
-  std::string known;
-  for (const auto& e : topology_registry())
-    known += std::string(known.empty() ? "" : ", ") + e.name;
-  throw ConfigError("topology.kind", fmt::format("unknown topology '{}' (known: {})", t.kind, known));
+  TreeShape shape = tree_shape(t);
+  return build_fat_tree(config, std::move(shape.down), std::move(shape.up), shape.kind);
 }
 
 Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
   const TopologyConfig& t = config.topology;
+  const CubePlan plan = plan_cube(config);
   Topology topo;
   topo.kind_ = wrap ? TopologyKind::kTorus : TopologyKind::kMesh;
   topo.kind_name_ = wrap ? "torus" : "mesh";
   const size_t nd = t.dims.size();
-  if (nd < 1 || nd > 6)
-    throw ConfigError("topology.dims", fmt::format("{} dimensions; mesh and torus take 1 to 6", nd));
-  for (uint32_t k : t.dims) {
-    if (k == 0) throw ConfigError("topology.dims", "every dimension needs at least one router");
-    if (k > 65535) throw ConfigError("topology.dims", fmt::format("{} routers in one dimension; at most 65535", k));
-  }
-  const uint64_t routers = product(t.dims);
-  if (routers > kMaxRouters)
-    throw ConfigError("topology.dims", fmt::format("{} routers is more than the {} supported", routers, kMaxRouters));
-  if (!t.channels.empty() && t.channels.size() != nd) {
-    throw ConfigError("topology.channels", fmt::format("{} values for {} dimensions", t.channels.size(), nd));
-  }
-  if (t.link_bandwidth.size() != 1 && t.link_bandwidth.size() != nd) {
-    throw ConfigError("topology.link_bandwidth",
-                      fmt::format("give one bandwidth or one per dimension ({}), not {}", nd, t.link_bandwidth.size()));
-  }
-  if (t.nodes_per_router == 0) throw ConfigError("topology.nodes_per_router", "must be at least 1");
-  const uint64_t nodes = routers * t.nodes_per_router;
-  if (nodes * config.nic.nics_per_node > kMaxEndpoints) {
-    throw ConfigError("topology.dims", fmt::format("{} endpoints is more than the {} supported",
-                                                   nodes * config.nic.nics_per_node, kMaxEndpoints));
-  }
-
+  const uint64_t routers = plan.routers;
   topo.dims_ = t.dims;
-  topo.channels_ = t.channels.empty() ? std::vector<uint32_t>(nd, 1) : t.channels;
-  for (size_t d = 0; d < nd; ++d) {
-    if (topo.channels_[d] == 0 || topo.channels_[d] > 255) {
-      throw ConfigError("topology.channels",
-                        fmt::format("dimension {} has {} channels; 1 to 255 allowed", d, topo.channels_[d]));
-    }
+  topo.channels_ = plan.channels;
+  for (size_t d = 0; d < nd; ++d)
     topo.dim_bw_.push_back(t.link_bandwidth.size() == 1 ? t.link_bandwidth[0] : t.link_bandwidth[d]);
-  }
-  topo.nodes_ = static_cast<uint32_t>(nodes);
+  topo.nodes_ = static_cast<uint32_t>(plan.nodes);
   topo.nics_per_node_ = config.nic.nics_per_node;
   topo.endpoint_bw_ = config.nic.link_bandwidth;
   topo.endpoint_latency_ = config.nic.link_latency;
@@ -146,8 +265,6 @@ Topology Topology::build_torus(const NetworkConfig& config, bool wrap) {
     topo.dim_port_offset_.push_back(ports);
     if (t.dims[d] > 1) ports += 2 * topo.channels_[d];
   }
-  if (ports > kMaxPortsPerRouter)
-    throw ConfigError("topology.nodes_per_router", fmt::format("{} ports per router is too many", ports));
   topo.add_routers(static_cast<uint32_t>(routers), ports);
   topo.coords_.resize(routers * nd);
   for (RouterId r = 0; r < routers; ++r) {
@@ -190,24 +307,10 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
   Topology topo;
   topo.kind_ = kind;
   topo.kind_name_ = kind == TopologyKind::kCrossbar ? "crossbar" : "fattree";
+  const TreePlan plan = plan_tree(config, TreeShape{down, up, kind});
   const uint32_t h = static_cast<uint32_t>(down.size());
-  if (h > 8) throw ConfigError("topology.down", fmt::format("{} levels; at most 8 supported", h));
-  for (uint32_t m : down) {
-    if (m == 0) throw ConfigError("topology.down", "every level needs at least one child per switch");
-  }
-  for (uint32_t w : up) {
-    if (w == 0) throw ConfigError("topology.up", "every switch below the top needs at least one parent");
-  }
   const Bandwidth bw = t.link_bandwidth.empty() ? config.nic.link_bandwidth : t.link_bandwidth[0];
-  if (t.link_bandwidth.size() > 1 && t.link_bandwidth.size() != h - 1) {
-    throw ConfigError("topology.link_bandwidth",
-                      fmt::format("a {}-level fat tree takes one bandwidth or one per level of links ({})", h, h - 1));
-  }
-  const uint64_t nodes = product(down);
-  if (nodes * config.nic.nics_per_node > kMaxEndpoints) {
-    throw ConfigError("topology.down", fmt::format("{} endpoints is more than the {} supported",
-                                                   nodes * config.nic.nics_per_node, kMaxEndpoints));
-  }
+  const uint64_t nodes = plan.nodes;
   topo.down_ = down;
   topo.up_ = up;
   topo.nodes_ = static_cast<uint32_t>(nodes);
@@ -230,13 +333,9 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
   uint64_t total = 0;
   for (uint32_t l = 1; l <= h; ++l) {
     topo.level_base_[l] = static_cast<uint32_t>(total);
-    const uint64_t count = uint64_t{topo.a_count_[l]} * topo.up_stride_[l];
-    const uint64_t ports = uint64_t{topo.down_ports(l)} + topo.up_count(l);
-    if (ports > kMaxPortsPerRouter)
-      throw ConfigError("topology.down", fmt::format("level {} switches would have {} ports", l, ports));
+    const uint64_t count = plan.switches[l - 1];
     total += count;
-    if (total > kMaxRouters) throw ConfigError("topology.down", fmt::format("more than {} switches", kMaxRouters));
-    topo.add_routers(static_cast<uint32_t>(count), static_cast<uint32_t>(ports));
+    topo.add_routers(static_cast<uint32_t>(count), static_cast<uint32_t>(plan.ports[l - 1]));
   }
   topo.level_base_[h + 1] = static_cast<uint32_t>(total);
   topo.endpoint_router_.resize(topo.endpoints());

@@ -117,7 +117,7 @@ expect 2 "--class: 'Q' is not one of" -- "$mgen" nas cg --class Q -n 4
 expect 2 "CG needs a power-of-two number of processes \\(got 12\\)" -- "$mgen" nas cg --class S -n 12
 expect 2 "needs -n" -- "$mgen" nas cg --class S
 # --sample K: extrapolated from K and 2K iterations (tests/nas/sample_test.cpp checks the values).
-expect 2 "--sample: 0 is not a positive number of iterations" -- "$mgen" nas lu --class S -n 4 --sample 0
+expect 2 "--sample: must be a whole number from 1 to [0-9]+ \\(got 0\\)" -- "$mgen" nas lu --class S -n 4 --sample 0
 expect 0 "10 of 50 timed iterations simulated.*extrapolated to 50 iterations.*Time extrapolated from 5 and 10" -- \
   "$mgen" nas lu --class S -n 4 --sample 5
 expect 0 "sampled +no: ep runs 0 timed iterations" -- "$mgen" nas ep --class S -n 4 --sample 2

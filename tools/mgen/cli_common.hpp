@@ -11,10 +11,30 @@
 
 namespace mgen::cli {
 
-// -c/--config and --set, attached to a subcommand.
+// Checks of numeric options. CLI11 runs a Validator on the text as given, before converting it,
+// and reports "OPTION: MESSAGE"; main() prints that as "mgen: error: OPTION: MESSAGE" with exit
+// status 2. Every message ends with what was given: "--ppn: must be a whole number from 1 to
+// 4294967295 (got 0)". A value is refused, never replaced by a default.
+namespace check {
+CLI::Validator whole(uint64_t lo, uint64_t hi);  // a whole number in [lo, hi]
+CLI::Validator positive(double hi);              // a finite number in (0, hi]
+// A number in (0, 1], or [0, 1]; `what` names it in the message ("an offered load").
+CLI::Validator fraction(bool zero_allowed, const std::string& what = "a number");
+CLI::Validator size(uint64_t lo, uint64_t hi);  // bytes with a unit ("256KiB") in [lo, hi]
+CLI::Validator duration(bool zero_allowed);     // a time with a unit ("20us"), > 0 or >= 0
+}  // namespace check
+
+// The same message for values checked after parsing (lists, ranges): throws
+// std::invalid_argument("OPTION: WHY (got TEXT)").
+[[noreturn]] void bad_option(const std::string& option, const std::string& why, const std::string& got);
+
+// -c/--config, --set and --force, attached to a subcommand.
 struct MachineOptions {
   std::string config_path;
   std::vector<std::string> overrides;
+  // Skip the memory and map-count estimates (resources.hpp): run even when they say it will
+  // not fit.
+  bool force = false;
   void attach(CLI::App& app);
   config::MachineConfig load() const;
 };

@@ -11,6 +11,7 @@
 #include "mgen/mpi/run.hpp"
 #include "mgen/net/network.hpp"
 #include "mgen/traffic/traffic.hpp"
+#include "resources.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -68,7 +69,8 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
   const config::MachineConfig m = machine_options.load();
   simcore::Engine engine;
   NullSink sink;
-  const net::NetworkModel net(engine, m.network, sink);
+  const net::NetworkModel net = building(fmt::format("building the network of machine '{}'", m.name),
+                                         [&] { return net::NetworkModel(engine, m.network, sink); });
   const net::Topology& t = net.topology();
   const net::NetworkConfig& c = m.network;
 

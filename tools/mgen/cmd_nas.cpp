@@ -3,13 +3,16 @@
 // strong-scaling studies (optionally plotted with gnuplot).
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli_common.hpp"
 #include "nas.hpp"
+#include "resources.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -50,9 +53,10 @@ nas::Sampled predict(const NasCli& o, const nas::Kernel& k, const nas::Problem& 
   JobOptions jo = o.job;
   jo.ranks = static_cast<uint32_t>(p.ranks);
   const mpi::JobConfig job = make_job(jo, m);
+  check_job(m, job, {}, o.job.machine.force);
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
   nas::Sampled s;
-  {
+  building(fmt::format("running {} class {} on {} ranks", k.name(), p.cls, p.ranks), [&] {
     ProgressReporter progress(o.job.quiet);
     if (o.sample > 0) {
       s = nas::sample(k, p, o.sample, setup, job, progress.callback());
@@ -62,7 +66,7 @@ nas::Sampled predict(const NasCli& o, const nas::Kernel& k, const nas::Problem& 
       s.time_s = s.longer.time_s;
       s.mops_total = s.longer.mops_total;
     }
-  }
+  });
   for (const nas::Result* r : {&s.shorter, &s.longer}) {
     if (r->report.ranks.empty()) continue;  // the shorter run was not needed
     if (!r->report.ok) {
@@ -114,14 +118,13 @@ std::vector<int> parse_ranks(const std::string& list) {
   std::stringstream in(list);
   std::string item;
   while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      const int n = std::stoi(item, &used);
-      if (used != item.size() || n <= 0) throw std::invalid_argument("");
-      out.push_back(n);
-    } catch (const std::exception&) {
-      throw std::invalid_argument(fmt::format("--sweep-ranks: '{}' is not a rank count", item));
+    int n = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+    if (item.empty() || end != item.data() + item.size() || ec != std::errc() || n <= 0) {
+      bad_option("--sweep-ranks",
+                 fmt::format("'{}' is not a rank count from 1 to {}", item, std::numeric_limits<int>::max()), list);
     }
+    out.push_back(n);
   }
   if (out.empty()) throw std::invalid_argument("--sweep-ranks needs a list such as 16,64,256");
   return out;
@@ -233,17 +236,16 @@ Runner add_nas(CLI::App& app) {
   sub->add_option("KERNEL", o->kernel, "ep, is, cg, mg, ft, lu, bt, sp, or all")->required();
   sub->add_option("--class", o->cls, "problem class: S, W, A, B, C, D, E (default S)");
   o->job.attach(*sub, false);
-  sub->add_option("-n,--ranks", o->job.ranks, "number of processes");
+  sub->add_option("-n,--ranks", o->job.ranks, "number of processes")
+      ->check(check::whole(1, std::numeric_limits<int>::max()));
   sub->add_option("--sweep-ranks", o->sweep, "strong scaling over these process counts, e.g. 16,64,256");
   sub->add_option("--plot", o->plot, "with --sweep-ranks: write a PNG plot of time against processes");
-  auto* sample = sub->add_option("--sample", o->sample,
-                                 "simulate K and 2K timed iterations and extrapolate NPB's time to all of them "
-                                 "(fast class D/E predictions)");
-  return [o, sample] {
+  sub->add_option("--sample", o->sample,
+                  "simulate K and 2K timed iterations and extrapolate NPB's time to all of them "
+                  "(fast class D/E predictions)")
+      ->check(check::whole(1, std::numeric_limits<int>::max()));
+  return [o] {
     if (o->sweep.empty() && o->job.ranks == 0) throw std::invalid_argument("mgen nas needs -n N (or --sweep-ranks)");
-    if (sample->count() > 0 && o->sample <= 0) {
-      throw std::invalid_argument(fmt::format("--sample: {} is not a positive number of iterations", o->sample));
-    }
     return run_nas(*o);
   };
 }

@@ -7,7 +7,9 @@
 #include <map>
 
 #include "cli_common.hpp"
+#include "mgen/trace/reader.hpp"
 #include "mgen/trace/replay.hpp"
+#include "resources.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -49,8 +51,14 @@ int replay(const ReplayCli& o) {
   JobOptions jo = o.job;
   jo.ranks = 1;  // replaced by the traces' rank count
   mpi::JobConfig job = make_job(jo, m);
+  {
+    // One file per rank: the job's places and memory are checked before any trace is read.
+    mpi::JobConfig sized = job;
+    sized.ranks = static_cast<uint32_t>(trace::trace_files(o.dir).size());
+    if (sized.ranks > 0) check_job(m, sized, {}, o.job.machine.force);
+  }
   trace::ReplayOptions opt;
-  opt.cpu_scale = o.cpu_scale > 0 ? o.cpu_scale : m.node.cpu_scale;
+  opt.cpu_scale = o.cpu_scale > 0 ? o.cpu_scale : m.node.cpu_scale;  // 0: not given (--cpu-scale refuses 0)
   if (o.compute != "cpu" && o.compute != "wall") {
     throw std::invalid_argument(fmt::format("--compute: '{}' is neither cpu nor wall", o.compute));
   }
@@ -66,10 +74,10 @@ int replay(const ReplayCli& o) {
     throw std::invalid_argument(fmt::format("--schedule: '{}' is none of compute, recorded, shifted", o.schedule));
   }
   opt.durations = o.time_shift || !o.durations.empty() || opt.schedule != trace::Schedule::kCompute;
-  const trace::ReplayResult res = [&] {
+  const trace::ReplayResult res = building("replaying " + o.dir, [&] {
     ProgressReporter progress(o.job.quiet);
     return trace::replay({m.network, m.mpi, m.node, m.collectives}, job, o.dir, opt, progress.callback());
-  }();
+  });
   job.ranks = static_cast<uint32_t>(res.report.ranks.size());
   const std::string name = std::filesystem::path(o.dir).filename().string();
   const mpi::RunReport& r = res.report;
@@ -112,7 +120,8 @@ Runner add_replay(CLI::App& app) {
   o->job.attach(*sub, false);
   sub->add_option("--cpu-scale", o->cpu_scale,
                   "factor on the recorded computation: target CPU time / recording CPU time (default: the "
-                  "machine's node.cpu_scale)");
+                  "machine's node.cpu_scale)")
+      ->check(check::positive(1e6));  // as node.cpu_scale in a machine file
   sub->add_option("--compute", o->compute, "computation between calls from the recorded cpu (default) or wall time");
   sub->add_option("--schedule", o->schedule,
                   "when calls start: compute (after the recorded computation; default), recorded (at their "

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -13,10 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <sstream>
 
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/mpi/run.hpp"
+#include "resources.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -57,7 +61,32 @@ struct Program {
   std::vector<ExitHandlers> exit_handlers;
 };
 
-void* open_module(const fs::path& path) {
+// Why a file that dlopen refused is no program of mgen's: not an ELF file at all (a script, a
+// source file), or an executable built by a normal compiler or MPICH's mpicc; empty when it
+// looks like a module (then dlopen's own words say what is wrong).
+std::string not_a_module(const fs::path& path, const std::string& dlopen_says) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4, '\0');
+  if (!in.read(head.data(), 4) || head !=
+                                      "\x7f"
+                                      "ELF") {
+    return fmt::format(
+        "{} is not a program mgen can run (not an ELF file): build MPI programs with `mgen-cc app.c -o app`, MGEN "
+        "programs with mgen_add_program",
+        path.string());
+  }
+  if (dlopen_says.find("cannot dynamically load") == std::string::npos) return "";
+  // An executable: mgen-cc makes a loadable module instead. MPICH's mpicc links libmpich.
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const std::string text = bytes.str();
+  const bool mpich = text.find("libmpich.so") != std::string::npos || text.find("libmpi.so") != std::string::npos;
+  return fmt::format("{} was not built with mgen-cc{} ({}): rebuild it with `mgen-cc SOURCES -o {}`", path.string(),
+                     mpich ? " (it is linked with MPICH's library: built with mpicc)" : "",
+                     dlopen_says.substr(dlopen_says.rfind(": ") + 2), path.filename().string());
+}
+
+void* open_module(const fs::path& path, const fs::path& given) {
   // Programs stay loaded for the life of the process: their code runs in every rank.
   void* handle = dlopen(fs::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -65,15 +94,17 @@ void* open_module(const fs::path& path) {
     const size_t u = why.find("undefined symbol: ");
     if (u != std::string::npos) {
       why = fmt::format("it needs {}, which neither libmgen nor its libraries provide", why.substr(u + 18));
+    } else if (const std::string hint = not_a_module(given, why); !hint.empty()) {
+      throw std::invalid_argument(hint);
     }
-    throw std::invalid_argument(fmt::format("cannot load {}: {}", path.string(), why));
+    throw std::invalid_argument(fmt::format("cannot load {}: {}", given.string(), why));
   }
   return handle;
 }
 
-Program load_program(const fs::path& path, uint32_t ranks) {
+// `handle` is the program opened once (open_module), which serves rank 0.
+Program load_program(void* handle, const fs::path& path, uint32_t ranks) {
   Program p;
-  void* handle = open_module(path);
   if (void* sym = dlsym(handle, "MGEN_Main")) {
     p.mgen = reinterpret_cast<MgenMain>(sym);
     return p;
@@ -103,7 +134,7 @@ Program load_program(const fs::path& path, uint32_t ranks) {
   for (uint32_t r = 1; r < ranks; ++r) {
     const fs::path copy = fs::path(dir) / fmt::format("rank{}.so", r);
     fs::copy_file(path, copy);
-    void* h = open_module(copy);
+    void* h = open_module(copy, path);
     fs::remove(copy);
     p.mains[r] = reinterpret_cast<MgenMain>(dlsym(h, "main"));
     p.exit_handlers[r] = reinterpret_cast<ExitHandlers>(dlsym(h, "mgen_rank_exit_handlers"));
@@ -114,13 +145,19 @@ Program load_program(const fs::path& path, uint32_t ranks) {
 }  // namespace
 
 void JobOptions::attach(CLI::App& sub, bool with_ranks) {
+  // -n and --ppn: at least one; the machine's places are checked once it is known (check_job).
+  const CLI::Validator kRanks = check::whole(1, std::numeric_limits<uint32_t>::max());
+  // A fiber's stack: 16 KiB at least (StackPool's own floor, which would otherwise raise a
+  // smaller value silently), 1 GiB at most.
+  const CLI::Validator kStack = check::size(16 * 1024, 1ull << 30);
   machine.attach(sub);
-  if (with_ranks) sub.add_option("-n,--ranks", ranks, "number of MPI ranks")->required();
-  sub.add_option("--ppn", ppn, "ranks per node (default: the machine's node.procs_per_node)");
+  if (with_ranks) sub.add_option("-n,--ranks", ranks, "number of MPI ranks")->required()->check(kRanks);
+  sub.add_option("--ppn", ppn, "ranks per node (default: the machine's node.procs_per_node)")->check(kRanks);
   sub.add_option("--placement", placement, "rank to node placement: block, round_robin, or a file of node numbers");
   sub.add_option("--stack", stack,
                  "stack size of each rank (default: 8MiB for recompiled MPI programs, a process's usual limit, "
-                 "of which only the pages used cost memory; 256KiB for MGEN programs, replay and NAS)");
+                 "of which only the pages used cost memory; 256KiB for MGEN programs, replay and NAS)")
+      ->check(kStack);
   sub.add_option("--report", report, "write a JSON report to FILE ('-' for stdout)");
   sub.add_option("--timeline", timeline, "write a Chrome/Perfetto trace of every rank's calls to FILE");
   sub.add_option("--paraver", paraver,
@@ -154,14 +191,9 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
       std::istringstream words(line);
       std::string w;
       while (words >> w) {
-        size_t used = 0;
-        unsigned long v = 0;
-        try {
-          v = std::stoul(w, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != w.size())
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+        if (end != w.data() + w.size() || ec != std::errc() || v > std::numeric_limits<uint32_t>::max())
           throw std::invalid_argument(fmt::format("{}:{}: '{}' is not a node number", o.placement, lineno, w));
         job.node_of_rank.push_back(static_cast<uint32_t>(v));
       }
@@ -408,9 +440,15 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   const fs::path program = resolve_program(rest[0]);
   mpi::JobConfig job = make_job(o.job, m);
   job.measure_compute = !o.ignore_compute;
-  const Program prog = load_program(program, job.ranks);
+  // Places, memory and mappings before a copy per rank is made: an MGEN program (MGEN_Main) is
+  // loaded once, a recompiled one (main) once per rank, so the first copy tells which it is.
+  void* first = open_module(program, program);
+  const bool mgen_program = dlsym(first, "MGEN_Main") != nullptr;
   // A recompiled program was written for a process's stack (8 MiB by default on Linux).
-  if (o.job.stack.empty() && prog.mgen == nullptr) job.stack_bytes = kProgramStack;
+  if (o.job.stack.empty() && !mgen_program) job.stack_bytes = kProgramStack;
+  check_job(m, job, mgen_program ? fs::path() : program, o.job.machine.force);
+  const Program prog = building(fmt::format("loading {} for {} ranks", program.filename().string(), job.ranks),
+                                [&] { return load_program(first, program, job.ranks); });
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
   mpi::RankMain main;
   if (prog.mgen != nullptr) {
@@ -447,10 +485,10 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
     };
   }
   arm_wall_clock_limit();
-  const mpi::RunReport r = [&] {
+  const mpi::RunReport r = building(fmt::format("running {} ranks", job.ranks), [&] {
     ProgressReporter progress(o.job.quiet);
     return mpi::run_job(setup, job, main, rest, progress.callback());
-  }();
+  });
   const std::string name = program.stem().string();
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);

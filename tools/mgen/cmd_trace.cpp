@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "cli_common.hpp"
@@ -281,7 +282,7 @@ Runner add_trace(CLI::App& app) {
   auto per_rank = std::make_shared<bool>(false);
   auto report = std::make_shared<std::string>();
   d->add_option("TRACE", *path, "a trace directory (mgen record --out) or one rank's file")->required();
-  d->add_option("--rank", *rank, "only this rank");
+  d->add_option("--rank", *rank, "only this rank")->check(check::whole(0, std::numeric_limits<int>::max()));
   s->add_option("TRACE", *path, "a trace directory or one rank's file")->required();
   s->add_flag("--per-rank", *per_rank, "also the functions of every rank");
   s->add_option("--report", *report, "write the statistics as JSON to FILE ('-' for stdout)");
@@ -293,7 +294,8 @@ Runner add_record(CLI::App& app) {
       "record",
       "run an MPI program (built with MPICH) under mpiexec with the trace recorder: mgen record -n 4 -- ./app");
   auto o = std::make_shared<RecordCli>();
-  sub->add_option("-n,--ranks", o->ranks, "number of MPI processes (default 4)");
+  sub->add_option("-n,--ranks", o->ranks, "number of MPI processes (default 4)")
+      ->check(check::whole(1, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--out", o->out, "directory for the traces (default mgen-trace)");
   sub->add_option("--mpiexec", o->mpiexec, "MPICH's launcher (default mpiexec)");
   auto cmd = std::make_shared<std::vector<std::string>>();

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/traffic/traffic.hpp"
+#include "resources.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -63,37 +66,40 @@ void write_links_csv(const std::string& path, const traffic::TrafficResult& r) {
   }
 }
 
-// "0.1:0.9:0.1" (start:stop:step) or "0.1,0.3,0.5".
+// "0.1:0.9:0.1" (start:stop:step) or "0.1,0.3,0.5": offered loads in (0, 1].
 std::vector<double> parse_sweep(const std::string& text) {
+  constexpr size_t kMaxPoints = 1000;
   std::vector<double> loads;
-  auto number = [&](const std::string& s) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  auto number = [&](const std::string& s, const char* what) {
+    char* end = nullptr;
+    const double v = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !(v > 0) || !(v <= 1)) {
+      bad_option("--sweep", fmt::format("{} '{}' is not a load in (0, 1]", what, s), text);
     }
-    if (used != s.size() || !(v > 0))
-      throw std::invalid_argument(fmt::format("--sweep: '{}' is not a positive load", s));
     return v;
   };
   if (text.find(':') != std::string::npos) {
     const size_t a = text.find(':'), b = text.find(':', a + 1);
-    if (b == std::string::npos) throw std::invalid_argument("--sweep takes START:STOP:STEP or a comma list");
-    const double start = number(text.substr(0, a)), stop = number(text.substr(a + 1, b - a - 1)),
-                 step = number(text.substr(b + 1));
+    if (b == std::string::npos || text.find(':', b + 1) != std::string::npos) {
+      bad_option("--sweep", "takes START:STOP:STEP or a comma list", text);
+    }
+    const double start = number(text.substr(0, a), "START"), stop = number(text.substr(a + 1, b - a - 1), "STOP"),
+                 step = number(text.substr(b + 1), "STEP");
+    if (start > stop) bad_option("--sweep", fmt::format("START {} is above STOP {}", start, stop), text);
+    if ((stop - start) / step + 1 > kMaxPoints) {
+      bad_option("--sweep", fmt::format("STEP {} makes more than {} points", step, kMaxPoints), text);
+    }
     for (int i = 0; start + i * step <= stop + 1e-9; ++i)
       loads.push_back(std::round((start + i * step) * 1e6) / 1e6);
   } else {
     size_t pos = 0;
     while (pos <= text.size()) {
       const size_t comma = std::min(text.find(',', pos), text.size());
-      loads.push_back(number(text.substr(pos, comma - pos)));
+      loads.push_back(number(text.substr(pos, comma - pos), "load"));
       pos = comma + 1;
     }
+    if (loads.size() > kMaxPoints) bad_option("--sweep", fmt::format("more than {} loads", kMaxPoints), text);
   }
-  if (loads.empty()) throw std::invalid_argument("--sweep gives no load");
   return loads;
 }
 
@@ -139,7 +145,8 @@ int run_traffic(const TrafficCli& o) {
   double last_ok = 0;
   for (double load : loads) {
     t.load = load;
-    const traffic::TrafficResult r = traffic::run_traffic(m.network, t);
+    const traffic::TrafficResult r = building(fmt::format("simulating {} traffic at load {}", o.pattern, load),
+                                              [&] { return traffic::run_traffic(m.network, t); });
     fmt::print("{:8.3f} {:9.3f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:9} {:11} {:8.2f}{}\n", r.offered, r.accepted,
                r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
                r.saturated ? "  saturated" : "");
@@ -183,16 +190,22 @@ Runner add_traffic(CLI::App& app) {
   for (const auto& p : traffic::pattern_registry())
     patterns += std::string(patterns.empty() ? "" : ", ") + p.name;
   sub->add_option("pattern", o->pattern, "traffic pattern: " + patterns)->required();
-  sub->add_option("--load", o->load, "offered load as a fraction of injection bandwidth (default 0.3)");
+  sub->add_option("--load", o->load, "offered load as a fraction of injection bandwidth, in (0, 1] (default 0.3)")
+      ->check(check::fraction(false, "an offered load"));
   sub->add_option("--sweep", o->sweep, "loads to sweep: START:STOP:STEP or a comma list; stops at saturation");
   sub->add_flag("--full-sweep", o->full_sweep, "keep sweeping past saturation");
-  sub->add_option("--size", o->size, "message size, e.g. 2KiB (default: one full packet)");
-  sub->add_option("--warmup", o->warmup, "warm-up before measuring (default 20us)");
-  sub->add_option("--measure", o->measure, "measurement window (default 50us)");
-  sub->add_option("--drain", o->drain, "how long to wait for measured messages after the window (default 500us)");
-  sub->add_option("--seed", o->seed, "random seed (default 1)");
-  sub->add_option("--hotspot-fraction", o->hotspot_fraction, "hotspot: share of messages to the hot endpoint (1)");
-  sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)");
+  sub->add_option("--size", o->size, "message size, e.g. 2KiB (default: one full packet)")
+      ->check(check::size(1, 1ull << 30));
+  sub->add_option("--warmup", o->warmup, "warm-up before measuring (default 20us)")->check(check::duration(true));
+  sub->add_option("--measure", o->measure, "measurement window (default 50us)")->check(check::duration(false));
+  sub->add_option("--drain", o->drain, "how long to wait for measured messages after the window (default 500us)")
+      ->check(check::duration(true));
+  sub->add_option("--seed", o->seed, "random seed (default 1)")
+      ->check(check::whole(0, std::numeric_limits<uint64_t>::max()));
+  sub->add_option("--hotspot-fraction", o->hotspot_fraction, "hotspot: share of messages to the hot endpoint (1)")
+      ->check(check::fraction(true, "a share"));
+  sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)")
+      ->check(check::whole(0, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
   sub->add_option("--links", o->links_csv, "write per-link statistics (bytes, busy time, utilisation) as CSV");
   return [o] { return run_traffic(*o); };

@@ -8,6 +8,7 @@
 #include "mgen/config/units.hpp"
 #include "mgen/net/config.hpp"
 #include "mgen/trace/reader.hpp"
+#include "resources.hpp"
 
 int main(int argc, char** argv) {
   mgen::cli::restart_with_huge_pages(argv);
@@ -31,6 +32,13 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_validate);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {
+    // A numeric option's value refused by its check (cli_common.hpp): bad input, as below.
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 2;
+  } catch (const CLI::ConversionError& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -41,6 +49,16 @@ int main(int argc, char** argv) {
   } catch (const mgen::cli::JobFailed& e) {
     std::cerr << "mgen: " << e.what() << (std::string(e.what()).ends_with('\n') ? "" : "\n");
     return e.status;
+  } catch (const mgen::cli::ResourceError& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 2;
+  } catch (const mgen::cli::OutOfMemory& e) {
+    std::cerr << "mgen: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mgen: error: out of memory (std::bad_alloc); see the memory limits of this computer: ulimit -v, "
+                 "cgroups, free memory\n";
+    return 1;
   } catch (const mgen::config::Error& e) {
     std::cerr << "mgen: error: " << e.what() << "\n";
     return 2;

@@ -2,6 +2,7 @@
 // plain structs of net/config.hpp; nothing else includes toml++.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -45,15 +46,22 @@ class Error : public std::runtime_error {
 // The built-in machine used when no -c is given.
 MachineConfig default_machine();
 
+// Called with the machine once every key is read and its topology's sizes are known to be
+// valid, just before it is built to check it (a torus of millions of routers takes gigabytes):
+// `mgen` estimates the memory there and throws to refuse. What it throws passes through.
+using BeforeBuild = std::function<void(const MachineConfig&)>;
+
 // Reads a machine file, applies `overrides` ("dotted.key=value", TOML value syntax; a bare word
 // is taken as a string) on top, and checks that the result builds (topology, routing, buffers).
-// Throws Error.
-MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides = {});
+// A key that belongs to another kind of topology than the one chosen (topology.down on a torus)
+// is refused. Throws Error.
+MachineConfig load_machine(const std::string& path, const std::vector<std::string>& overrides = {},
+                           const BeforeBuild& before_build = {});
 // The same from text; `source_name` stands in for the file name in messages.
 MachineConfig load_machine_text(std::string_view toml, const std::string& source_name,
-                                const std::vector<std::string>& overrides = {});
+                                const std::vector<std::string>& overrides = {}, const BeforeBuild& before_build = {});
 // The default machine with overrides applied.
-MachineConfig load_default(const std::vector<std::string>& overrides = {});
+MachineConfig load_default(const std::vector<std::string>& overrides = {}, const BeforeBuild& before_build = {});
 
 // Every key a machine file may contain, with its meaning, for `mgen info --keys` and the docs.
 struct KeyDoc {
