@@ -171,6 +171,59 @@ void resolve_fat_tree_shorthand(Loaded& m, const Locator& loc) {
   m.machine.network.topology.up.assign(m.levels - 1, m.k);
 }
 
+// Keys that describe one kind of topology only. Written for another kind they would be read and
+// then ignored, so the machine modelled is not the one the file seems to describe.
+struct KindKeys {
+  const char* kind;  // as the error names it
+  std::vector<std::string_view> kinds;
+  std::vector<std::string_view> keys;
+};
+const std::vector<KindKeys>& kind_keys() {
+  static const std::vector<KindKeys> table = {
+      {"a torus or mesh", {"torus", "mesh"}, {"dims", "channels", "nodes_per_router"}},
+      {"a fat tree", {"fattree"}, {"down", "up", "k", "levels"}},
+      {"a crossbar", {"crossbar"}, {"nodes"}},
+  };
+  return table;
+}
+
+// The first key (in file order, overrides last) of [topology] that belongs to a kind other than
+// the one chosen; an unknown kind is left to the topology builder to report.
+void check_kind_keys(const toml::table& root, const std::string& kind, const Locator& loc) {
+  const toml::node* node = root.get("topology");
+  const toml::table* topology = node != nullptr ? node->as_table() : nullptr;
+  if (topology == nullptr) return;
+  bool known = false;
+  for (const KindKeys& k : kind_keys())
+    known = known || std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end();
+  if (!known) return;
+  struct Found {
+    bool from_override;
+    uint32_t line, column;
+    toml::source_region at;
+    std::string key;
+    const char* owner;
+  };
+  std::optional<Found> first;
+  for (auto&& [key, value] : *topology) {
+    for (const KindKeys& k : kind_keys()) {
+      if (std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end()) continue;
+      if (std::find(k.keys.begin(), k.keys.end(), key.str()) == k.keys.end()) continue;
+      const toml::source_region at = place_of(key, value);
+      const Found f{
+          loc.from_override(value.source()), at.begin.line, at.begin.column, at, std::string(key.str()), k.kind};
+      if (!first ||
+          std::tie(f.from_override, f.line, f.column) < std::tie(first->from_override, first->line, first->column)) {
+        first = f;
+      }
+    }
+  }
+  if (!first) return;
+  throw Error(loc.where(first->at), "topology." + first->key,
+              fmt::format("is a key of {}, but topology.kind is \"{}\"; remove it, or set the kind it describes",
+                          first->owner, kind));
+}
+
 // Reads every table and key. Problems are reported in the order they were written (toml++
 // keeps keys sorted by name), overrides last, so the first message is the first mistake.
 Loaded read_tables(const toml::table& root, const Locator& loc) {
@@ -219,6 +272,7 @@ Loaded read_tables(const toml::table& root, const Locator& loc) {
   });
   for (const Step& s : steps)
     s.run();
+  check_kind_keys(root, out.machine.network.topology.kind, loc);
   resolve_fat_tree_shorthand(out, loc);
   return out;
 }
@@ -278,59 +332,6 @@ void resolve_host(Loaded& m, const toml::table& root, const Locator& loc) {
   m.machine.mpi.send_overhead = p.send_overhead;
   m.machine.mpi.recv_overhead = p.recv_overhead;
   m.machine.mpi.send_progress_overhead = p.send_progress_overhead;
-}
-
-// Keys that describe one kind of topology only. Written for another kind they would be read and
-// then ignored, so the machine modelled is not the one the file seems to describe.
-struct KindKeys {
-  const char* kind;  // as the error names it
-  std::vector<std::string_view> kinds;
-  std::vector<std::string_view> keys;
-};
-const std::vector<KindKeys>& kind_keys() {
-  static const std::vector<KindKeys> table = {
-      {"a torus or mesh", {"torus", "mesh"}, {"dims", "channels", "nodes_per_router"}},
-      {"a fat tree", {"fattree"}, {"down", "up", "k", "levels"}},
-      {"a crossbar", {"crossbar"}, {"nodes"}},
-  };
-  return table;
-}
-
-// The first key (in file order, overrides last) of [topology] that belongs to a kind other than
-// the one chosen; an unknown kind is left to the topology builder to report.
-void check_kind_keys(const toml::table& root, const std::string& kind, const Locator& loc) {
-  const toml::node* node = root.get("topology");
-  const toml::table* topology = node != nullptr ? node->as_table() : nullptr;
-  if (topology == nullptr) return;
-  bool known = false;
-  for (const KindKeys& k : kind_keys())
-    known = known || std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end();
-  if (!known) return;
-  struct Found {
-    bool from_override;
-    uint32_t line, column;
-    toml::source_region at;
-    std::string key;
-    const char* owner;
-  };
-  std::optional<Found> first;
-  for (auto&& [key, value] : *topology) {
-    for (const KindKeys& k : kind_keys()) {
-      if (std::find(k.kinds.begin(), k.kinds.end(), kind) != k.kinds.end()) continue;
-      if (std::find(k.keys.begin(), k.keys.end(), key.str()) == k.keys.end()) continue;
-      const toml::source_region at = place_of(key, value);
-      const Found f{
-          loc.from_override(value.source()), at.begin.line, at.begin.column, at, std::string(key.str()), k.kind};
-      if (!first ||
-          std::tie(f.from_override, f.line, f.column) < std::tie(first->from_override, first->line, first->column)) {
-        first = f;
-      }
-    }
-  }
-  if (!first) return;
-  throw Error(loc.where(first->at), "topology." + first->key,
-              fmt::format("is a key of {}, but topology.kind is \"{}\"; remove it, or set the kind it describes",
-                          first->owner, kind));
 }
 
 // Where a key named by the network layer was written. down/up may have come from the k/levels
@@ -428,7 +429,6 @@ MachineConfig load_tree(toml::table root, const std::string& source, const std::
     if (!root.at_path("machine.name")) loaded.machine.name = std::filesystem::path(source).stem().string();
     if (!root.at_path("machine.description")) loaded.machine.description.clear();
   }
-  check_kind_keys(root, loaded.machine.network.topology.kind, loc);
   check_builds(loaded.machine, root, loc, before_build);
   return std::move(loaded.machine);
 }

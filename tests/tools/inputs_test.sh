@@ -45,9 +45,11 @@ expect 2 "--sweep: STOP '2' is not a load in \(0, 1\] \(got 0.1:2:0.1\)" -- "$mg
 expect 2 "--sweep: load 'nan' is not a load in \(0, 1\] \(got 0.1,nan\)" -- "$mgen" traffic uniform --sweep 0.1,nan
 expect 2 "--sweep: takes START:STOP:STEP or a comma list \(got 0.1:0.2:0.1:5\)" -- \
   "$mgen" traffic uniform --sweep 0.1:0.2:0.1:5
-expect 2 "--size: must be a size from 1 B to 1 GiB, such as 256KiB \(got 0\)" -- "$mgen" traffic uniform --size 0
+expect 2 "--size: must be a size from 1 B to 1 GiB, such as 256KiB \(got 0B\)" -- "$mgen" traffic uniform --size 0B
+expect 2 "--size: bad size \"2\": missing unit .*\(got 2\)" -- "$mgen" traffic uniform --size 2
 expect 2 "--measure: must be a time above zero, such as 50us \(got 0us\)" -- "$mgen" traffic uniform --measure 0us
-expect 2 "--warmup: .*\(got -5us\)" -- "$mgen" traffic uniform --warmup -5us
+expect 2 "^mgen: error: --warmup: bad time \"-5us\": cannot be negative .*\(got -5us\)" -- \
+  "$mgen" traffic uniform --warmup -5us
 expect 2 "--hotspot-fraction: must be a share from 0 to 1 \(got 2\)" -- "$mgen" traffic hotspot --hotspot-fraction 2
 expect 2 "--seed: must be a whole number of at least 0 \(got -1\)" -- "$mgen" traffic uniform --seed -1
 expect 2 "--rank: must be a whole number from 0 to 2147483647 \(got -2\)" -- "$mgen" trace dump "$work" --rank -2
@@ -113,9 +115,10 @@ expect 2 "source.so is not a program mgen can run \(not an ELF file\): build MPI
 expect 2 "^mgen: error: the network of machine 'default' \(4194304 routers, 20971520 ports, 4194304 endpoints\) \
 needs about [0-9.]+ GiB of memory; this computer has [0-9.]+ [MG]iB available \(ulimit -v less what is mapped\): model \
 a smaller machine, or add --force" -- bash -c "ulimit -v 2000000; exec \"$mgen\" info --set 'topology.dims=[2048,2048]'"
-expect 2 "^mgen: error: 10000 ranks on machine 'default' .*needs about [0-9.]+ GiB of memory \(of which 2.5 GiB of \
+expect 2 "^mgen: error: 10000 ranks on machine 'default' .*needs about [0-9.]+ GiB of memory \(of which [0-9.]+ GiB of \
 stack reservations\).*ulimit -v" -- bash -c "ulimit -v 2000000; exec \"$mgen\" run -n 10000 --ppn 20 \"$compute\""
-expect 1 "^mgen: error: out of memory while reading the machine \(std::bad_alloc" -- \
+expect 1 "^mgen: error: out of memory while (reading the machine|building the network of machine 'default') \
+\(std::bad_alloc" -- \
   bash -c "ulimit -v 1000000; exec \"$mgen\" info --force --set 'topology.dims=[2048,2048]'"
 
 echo "$failures failure(s)"

@@ -100,7 +100,8 @@ CLI::Validator duration(bool zero_allowed) {
   return CLI::Validator(
       [zero_allowed](std::string& text) {
         try {
-          if (!zero_allowed && config::parse_time(text) == simcore::Time::zero()) {
+          const simcore::Time t = config::parse_time(text);
+          if (!zero_allowed && t == simcore::Time::zero()) {
             return refuse("must be a time above zero, such as 50us", text);
           }
         } catch (const config::UnitError& e) {
