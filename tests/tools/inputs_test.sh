@@ -54,6 +54,10 @@ expect 2 "--hotspot-fraction: must be a share from 0 to 1 \(got 2\)" -- "$mgen" 
 expect 2 "--seed: must be a whole number of at least 0 \(got -1\)" -- "$mgen" traffic uniform --seed -1
 expect 2 "--rank: must be a whole number from 0 to 2147483647 \(got -2\)" -- "$mgen" trace dump "$work" --rank -2
 expect 2 "--ranks: must be a whole number from 1 to $u32 \(got 0\)" -- "$mgen" record -n 0 -- true
+for v in nan inf -1; do
+  expect 2 "^mgen: error: --reductions: '$v' is not a percentage from 0 to 100 \(got 10,$v\)" -- \
+    "$mgen" whatif -c "$src/configs/thunderx2-cx4.toml" --reductions "10,$v"
+done
 echo "0 99999999999" >"$work/bigmap.txt"
 expect 2 "bigmap.txt:1: '99999999999' is not a node number" -- \
   "$mgen" run -n 2 --placement "$work/bigmap.txt" "$compute"
@@ -101,8 +105,12 @@ with .mgen-cc SOURCES -o plain." -- "$mgen" run -n 2 "$work/plain"
 fi
 if command -v mpicc >/dev/null; then
   mpicc -o "$work/mpich_prog" "$src/tests/tools/programs/osu_options.c"
-  expect 2 "mpich_prog was not built with mgen-cc \(it is linked with MPICH's library: built with mpicc\)" -- \
-    "$mgen" run -n 2 "$work/mpich_prog"
+  expect 2 "mpich_prog was not built with mgen-cc \(it is linked with MPICH's libmpi(ch)?.so: built with mpicc\): \
+rebuild it with .mgen-cc SOURCES -o mpich_prog." -- "$mgen" run -n 2 "$work/mpich_prog"
+  # Also as a shared object (which dlopen would load, MPICH and all).
+  mpicc -shared -fPIC -o "$work/mpich_module.so" "$src/tests/tools/programs/osu_options.c"
+  expect 2 "mpich_module.so was not built with mgen-cc \(it is linked with MPICH's" -- \
+    "$mgen" run -n 2 "$work/mpich_module.so"
 fi
 cp "$work/plain.c" "$work/source.so"
 expect 2 "source.so is not a program mgen can run \(not an ELF file\): build MPI programs with .mgen-cc" -- \

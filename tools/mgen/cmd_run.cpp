@@ -61,29 +61,29 @@ struct Program {
   std::vector<ExitHandlers> exit_handlers;
 };
 
-// Why a file that dlopen refused is no program of mgen's: not an ELF file at all (a script, a
-// source file), or an executable built by a normal compiler or MPICH's mpicc; empty when it
-// looks like a module (then dlopen's own words say what is wrong).
-std::string not_a_module(const fs::path& path, const std::string& dlopen_says) {
+// Refuses, before dlopen runs anything of it, a file that is no program of mgen's: not an ELF
+// file at all (a script, a source file), or one linked with MPICH's library (built with mpicc:
+// loading it would bring a second MPI into the process).
+void check_module(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  std::string head(4, '\0');
-  if (!in.read(head.data(), 4) || head !=
-                                      "\x7f"
-                                      "ELF") {
-    return fmt::format(
-        "{} is not a program mgen can run (not an ELF file): build MPI programs with `mgen-cc app.c -o app`, MGEN "
-        "programs with mgen_add_program",
-        path.string());
-  }
-  if (dlopen_says.find("cannot dynamically load") == std::string::npos) return "";
-  // An executable: mgen-cc makes a loadable module instead. MPICH's mpicc links libmpich.
   std::ostringstream bytes;
   bytes << in.rdbuf();
   const std::string text = bytes.str();
-  const bool mpich = text.find("libmpich.so") != std::string::npos || text.find("libmpi.so") != std::string::npos;
-  return fmt::format("{} was not built with mgen-cc{} ({}): rebuild it with `mgen-cc SOURCES -o {}`", path.string(),
-                     mpich ? " (it is linked with MPICH's library: built with mpicc)" : "",
-                     dlopen_says.substr(dlopen_says.rfind(": ") + 2), path.filename().string());
+  if (!text.starts_with("\x7f"
+                        "ELF")) {
+    throw std::invalid_argument(fmt::format(
+        "{} is not a program mgen can run (not an ELF file): build MPI programs with `mgen-cc app.c -o app`, MGEN "
+        "programs with mgen_add_program",
+        path.string()));
+  }
+  for (const char* mpi : {"libmpich.so", "libmpi.so"}) {
+    if (text.find(mpi) != std::string::npos) {
+      throw std::invalid_argument(
+          fmt::format("{} was not built with mgen-cc (it is linked with MPICH's {}: built with mpicc): rebuild it "
+                      "with `mgen-cc SOURCES -o {}`",
+                      path.string(), mpi, path.filename().string()));
+    }
+  }
 }
 
 void* open_module(const fs::path& path, const fs::path& given) {
@@ -94,8 +94,11 @@ void* open_module(const fs::path& path, const fs::path& given) {
     const size_t u = why.find("undefined symbol: ");
     if (u != std::string::npos) {
       why = fmt::format("it needs {}, which neither libmgen nor its libraries provide", why.substr(u + 18));
-    } else if (const std::string hint = not_a_module(given, why); !hint.empty()) {
-      throw std::invalid_argument(hint);
+    } else if (why.find("cannot dynamically load") != std::string::npos) {
+      // An executable (gcc, or mpicc without MPICH's library): mgen-cc makes a loadable module.
+      throw std::invalid_argument(
+          fmt::format("{} was not built with mgen-cc ({}): rebuild it with `mgen-cc SOURCES -o {}`", given.string(),
+                      why.substr(why.rfind(": ") + 2), given.filename().string()));
     }
     throw std::invalid_argument(fmt::format("cannot load {}: {}", given.string(), why));
   }
@@ -442,6 +445,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   job.measure_compute = !o.ignore_compute;
   // Places, memory and mappings before a copy per rank is made: an MGEN program (MGEN_Main) is
   // loaded once, a recompiled one (main) once per rank, so the first copy tells which it is.
+  check_module(program);
   void* first = open_module(program, program);
   const bool mgen_program = dlsym(first, "MGEN_Main") != nullptr;
   // A recompiled program was written for a process's stack (8 MiB by default on Linux).

@@ -41,9 +41,8 @@ std::vector<double> parse_reductions(const std::string& list) {
     } catch (const std::exception&) {
       v = -1;
     }
-    if (!(v >= 0 && v <= 100)) {
-      throw std::invalid_argument(fmt::format("--reductions: '{}' is not a percentage from 0 to 100", item));
-    }
+    if (!(v >= 0 && v <= 100))
+      bad_option("--reductions", fmt::format("'{}' is not a percentage from 0 to 100", item), list);
     out.push_back(v / 100);
   }
   if (out.empty()) throw std::invalid_argument("--reductions needs a list such as 10,30,50,70,90");

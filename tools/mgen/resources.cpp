@@ -156,6 +156,16 @@ HostMemory host_memory() {
       if (d == d.parent_path()) break;
     }
   }
+  // cgroup v1: one hierarchy for memory.
+  const fs::path v1 = "/sys/fs/cgroup/memory";
+  if (const std::optional<uint64_t> max = read_number(v1 / "memory.limit_in_bytes")) {
+    const uint64_t used = read_number(v1 / "memory.usage_in_bytes").value_or(0);
+    const uint64_t left = *max > used ? *max - used : 0;
+    if (left < h.bytes) {
+      h.bytes = left;
+      h.source = "the cgroup limit memory.limit_in_bytes less its use";
+    }
+  }
   // `ulimit -v` bounds the address space; what is already mapped is taken.
   struct rlimit as {};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
