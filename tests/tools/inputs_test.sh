@@ -121,8 +121,8 @@ expect 2 "source.so is not a program mgen can run \(not an ELF file\): build MPI
 # (4.2 M routers) is refused before it is built, as is a job whose stacks cannot be reserved;
 # with --force the build runs out of memory and says what it was building.
 expect 2 "^mgen: error: the network of machine 'default' \(4194304 routers, 20971520 ports, 4194304 endpoints\) \
-needs about [0-9.]+ GiB of memory; this computer has [0-9.]+ [MG]iB available \(ulimit -v less what is mapped\): model \
-a smaller machine, or add --force" -- bash -c "ulimit -v 2000000; exec \"$mgen\" info --set 'topology.dims=[2048,2048]'"
+needs about [0-9.]+ GiB of memory; this computer has [0-9.]+ [MG]iB available \((ulimit -v less what is mapped|\
+MemAvailable in /proc/meminfo|the cgroup [^)]*)\): model a smaller machine, or add --force" -- bash -c "ulimit -v 2000000; exec \"$mgen\" info --set 'topology.dims=[2048,2048]'"
 expect 2 "^mgen: error: 10000 ranks on machine 'default' .*needs about [0-9.]+ GiB of memory \(of which [0-9.]+ GiB of \
 stack reservations\).*ulimit -v" -- bash -c "ulimit -v 2000000; exec \"$mgen\" run -n 10000 --ppn 20 \"$compute\""
 expect 1 "^mgen: error: out of memory while (reading the machine|building the network of machine 'default') \
