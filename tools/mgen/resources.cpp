@@ -51,10 +51,10 @@ constexpr uint64_t kBaseBytes = 64ull << 20;
 // Memory mappings (/proc/self/maps lines) per private copy of a program module (measured: 5, the
 // module's segments), and per rank stack while stacks have guard pages (a guard page splits the
 // stacks' reservation: the stack and its guard are two mappings; measured 7 per rank in all at
-// 1,000 and 4,000 ranks). StackPool (libmgen/runtime) guards up to 30000 stacks.
+// 1,000 and 4,000 ranks). StackPool (libmgen/runtime) guards its stacks while they fit under
+// vm.max_map_count (StackPool::guards_fit), and otherwise maps them as one, unguarded.
 constexpr uint64_t kMapsPerCopy = 5;
 constexpr uint64_t kMapsPerGuardedStack = 2;
-constexpr uint64_t kGuardedStackLimit = 30000;
 // Other mappings a run adds (the helpers' stacks, the allocator's arenas, late libraries).
 constexpr uint64_t kMapsSlack = 1024;
 
@@ -246,9 +246,10 @@ void check_job(const config::MachineConfig& m, const mpi::JobConfig& job, const 
                 need, uint64_t{job.ranks} * (job.stack_bytes + 4096), force, "use fewer ranks");
 
   // Mappings: every copy of the program maps its segments; guarded stacks two each.
-  const uint64_t stacks = job.ranks <= kGuardedStackLimit ? uint64_t{job.ranks} * kMapsPerGuardedStack : 1;
-  const uint64_t maps = mappings_now() + copies * kMapsPerCopy + stacks + kMapsSlack;
   const std::optional<uint64_t> limit = read_number("/proc/sys/vm/max_map_count");
+  const uint64_t others = mappings_now() + copies * kMapsPerCopy + kMapsSlack;
+  const bool guarded = !limit || others + uint64_t{job.ranks} * kMapsPerGuardedStack <= *limit;
+  const uint64_t maps = others + (guarded ? uint64_t{job.ranks} * kMapsPerGuardedStack : 1);
   if (!force && limit && maps > *limit) {
     // Headroom of a quarter, rounded up to a thousand.
     const uint64_t suggest = (maps + maps / 4 + 999) / 1000 * 1000;
@@ -258,7 +259,7 @@ void check_job(const config::MachineConfig& m, const mpi::JobConfig& job, const 
         "use fewer ranks, or add --force to try anyway",
         job.ranks, job.ranks, maps, kMapsPerCopy,
         program.empty() ? std::string("the program") : program.filename().string(),
-        job.ranks <= kGuardedStackLimit ? kMapsPerGuardedStack : 0, *limit, suggest));
+        guarded ? kMapsPerGuardedStack : 0, *limit, suggest));
   }
 }
 
