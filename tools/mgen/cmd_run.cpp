@@ -328,7 +328,8 @@ int report_failure(const std::string& command, const mpi::RunReport& r) {
       std::cerr << "mgen " << command << ": " << r.error << end;
       break;
     default:
-      std::cerr << "mgen " << command << ": the simulated job failed: " << r.error << end;
+      std::cerr << "mgen " << command
+                << (command == "replay" ? ": the replay failed: " : ": the simulated job failed: ") << r.error << end;
       break;
   }
   return failure_exit_status(r);

@@ -258,8 +258,8 @@ void check_job(const config::MachineConfig& m, const mpi::JobConfig& job, const 
         "stack); the kernel allows {} (vm.max_map_count): raise it with `sudo sysctl -w vm.max_map_count={}`, "
         "use fewer ranks, or add --force to try anyway",
         job.ranks, job.ranks, maps, kMapsPerCopy,
-        program.empty() ? std::string("the program") : program.filename().string(),
-        guarded ? kMapsPerGuardedStack : 0, *limit, suggest));
+        program.empty() ? std::string("the program") : program.filename().string(), guarded ? kMapsPerGuardedStack : 0,
+        *limit, suggest));
   }
 }
 
