@@ -1,17 +1,72 @@
 // Diagnostics: stopping a run on an error, unwinding every rank, and the deadlock report that
-// names what each blocked rank waits for.
+// names what each blocked rank waits for: the MPI call, its peers, tags and communicators;
+// a rank's program that faulted.
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
-#include "core/world.hpp"
+#include "core/diagnostics.hpp"
 
 namespace mgen::mpi {
+
+namespace {
+
+// A context no communicator has (they are 2, 4 and >= 0x100): park() waits on it.
+constexpr uint64_t kParkContext = 0xf0;
+
+struct CommNames : World::Extension {
+  explicit CommNames(World&) {}
+  std::map<std::pair<RankId, uint64_t>, std::string> of;  // by (rank, point-to-point context)
+};
+constexpr char kCommNamesKey = 0;
+
+struct DeadlockNotes : World::Extension {
+  explicit DeadlockNotes(World&) {}
+  std::vector<std::function<std::string()>> notes;
+};
+constexpr char kDeadlockNotesKey = 0;
+
+const Comm* comm_of(const Rank& r, uint64_t context) {
+  for (const auto& c : r.comms) {
+    if (c && (c->context == context || c->coll_context() == context)) return c.get();
+  }
+  return nullptr;
+}
+
+std::string label(const Rank& r, uint64_t context, const char* prefix, const CommNames* names) {
+  const uint64_t p2p = context & ~uint64_t{1};  // a communicator's collectives use context + 1
+  if (names != nullptr) {
+    if (auto it = names->of.find({r.id, p2p}); it != names->of.end()) return fmt::format("\"{}\"", it->second);
+  }
+  const Comm* c = comm_of(r, context);
+  if (c == nullptr) return fmt::format("a communicator (context id {:#x})", p2p);
+  // Handles 1 and 2 are the world and self communicators.
+  if (r.comms.size() > 1 && c == r.comms[1].get()) return std::string(prefix) + "COMM_WORLD";
+  if (r.comms.size() > 2 && c == r.comms[2].get()) return std::string(prefix) + "COMM_SELF";
+  return fmt::format("a communicator of {} ranks (context id {:#x})", c->size(), c->context);
+}
+
+// How many blocked ranks, and requests of one rank, a deadlock report lists.
+constexpr size_t kRanksListed = 32;
+constexpr size_t kRequestsListed = 4;
+
+// The predefined communicators are named as the program knows them: MGEN_COMM_WORLD in an
+// MGEN program, MPI_COMM_WORLD in an MPI one.
+const char* prefix_of(const char* call) {
+  return call != nullptr && std::strncmp(call, "MGEN_", 5) == 0 ? "MGEN_" : "MPI_";
+}
+
+std::string tag_text(int tag) {
+  return tag == kAnyTag ? "any tag" : fmt::format("tag {}", tag);
+}
+
+}  // namespace
 
 void World::fail(const std::string& message) {
   if (!error_) error_ = message;
@@ -117,16 +172,127 @@ void World::check_fault() {
   engine_.stop();
 }
 
+void name_comm(World& w, RankId rank, uint64_t context, std::string name) {
+  w.extension<CommNames>(&kCommNamesKey).of[{rank, context & ~uint64_t{1}}] = std::move(name);
+}
+
+std::string comm_label(World& w, RankId rank, uint64_t context, const char* prefix) {
+  return label(w.rank(rank), context, prefix, &w.extension<CommNames>(&kCommNamesKey));
+}
+
+void add_deadlock_note(World& w, std::function<std::string()> note) {
+  w.extension<DeadlockNotes>(&kDeadlockNotesKey).notes.push_back(std::move(note));
+}
+
+void park(World& w, Exec& r) {
+  const uint32_t q = w.post_recv(r, nullptr, 0, kAnySource, kAnyTag, kParkContext, true);
+  w.wait_all(r, &q, 1);
+}
+
+namespace {
+
+// One request a blocked rank waits for: "receive from rank 3, tag 7, on MPI_COMM_WORLD". Inside
+// a collective the internal tags and the communicator (named once for the call) are left out.
+// Peers are communicator ranks, with the world rank when it differs.
+std::string describe_request(const Rank& owner, const Request& rq, const char* prefix, bool in_collective,
+                             const CommNames* names) {
+  const uint64_t context = rq.kind == ReqKind::kRecv ? rq.context : rq.env.context;
+  const Comm* c = comm_of(owner, context);
+  auto peer = [&](int world) -> std::string {
+    if (world == kAnySource) return "any source";
+    const int local = c == nullptr ? -1 : (c->remote ? c->remote : c->group)->rank_of(static_cast<RankId>(world));
+    if (local < 0 || local == world) return fmt::format("rank {}", world);
+    return fmt::format("rank {} (world rank {})", local, world);
+  };
+  const std::string on = label(owner, context, prefix, names);
+  switch (rq.kind) {
+    case ReqKind::kRecv:
+      if (in_collective || rq.collective) return "a message from " + peer(rq.want_src);
+      return fmt::format("receive from {}, {}, on {}", peer(rq.want_src), tag_text(rq.want_tag), on);
+    case ReqKind::kSend:
+      if (in_collective || rq.collective) return peer(static_cast<int>(rq.peer)) + " to receive its message";
+      return fmt::format("send to {}, {}, on {}", peer(static_cast<int>(rq.peer)), tag_text(rq.env.tag), on);
+    case ReqKind::kPut:
+      return fmt::format("RDMA put to rank {}", rq.peer);
+    case ReqKind::kGet:
+      return fmt::format("RDMA get from rank {}", rq.peer);
+    default:
+      return "a request";
+  }
+}
+
+}  // namespace
+
 std::string World::describe(const Exec& r) const {
-  std::string what = r.call.name ? r.call.name : "an MGEN call";
-  if (r.id >= ranks_.size()) what = "a non-blocking collective's algorithm";
-  std::string args;
-  auto add = [&](const std::string& s) { args += (args.empty() ? "" : ", ") + s; };
-  if (r.call.peer != static_cast<int>(kNone))
-    add(r.call.peer == kAnySource ? "source ANY" : fmt::format("peer {}", r.call.peer));
-  if (r.call.tag != kAnyTag) add(fmt::format("tag {}", r.call.tag));
-  if (r.call.comm != 0) add(fmt::format("comm {}", r.call.comm));
-  return fmt::format("rank {} blocked in {}({}) since {:.3f} us", r.rank, what, args, r.block.since.microseconds());
+  const Rank& owner = ranks_[r.rank];
+  const CommNames* names = nullptr;
+  for (const auto& [key, e] : extensions_) {
+    if (key == &kCommNamesKey) names = static_cast<const CommNames*>(e.get());
+  }
+  const char* name = r.call.name != nullptr ? r.call.name : "an MGEN call";
+  const char* prefix = prefix_of(r.call.name);
+  std::string what = name;
+  if (r.id >= ranks_.size()) what = fmt::format("the algorithm of its non-blocking {}", name);
+  auto request_text = [&](uint32_t q, bool in_collective) {
+    if (owner.requests[q].kind != ReqKind::kHelper) {
+      return describe_request(owner, owner.requests[q], prefix, in_collective, names);
+    }
+    for (const auto& h : helpers_) {
+      if (h->in_use && h->rank == owner.id && h->done == q && h->call.name != nullptr)
+        return fmt::format("non-blocking {}", h->call.name);
+    }
+    return std::string("non-blocking collective");
+  };
+  const Block& b = r.block;
+  switch (b.kind) {
+    case Block::kWaitAll:
+    case Block::kWaitAny: {
+      std::vector<uint32_t> open;
+      for (uint32_t i = 0; i < b.count; ++i) {
+        if (b.reqs[i] != kNone && !owner.requests[b.reqs[i]].complete) open.push_back(b.reqs[i]);
+      }
+      if (open.empty()) break;
+      const Request& first = owner.requests[open.front()];
+      if (first.kind == ReqKind::kRecv && first.context == kParkContext) {
+        what += ": stopped there, as the members called different collectives";
+        break;
+      }
+      // A collective's algorithm: its messages, on the communicator the call named.
+      const bool collective =
+          std::all_of(open.begin(), open.end(), [&](uint32_t q) { return owner.requests[q].collective; });
+      std::string list;
+      for (size_t i = 0; i < open.size() && i < kRequestsListed; ++i)
+        list += (i == 0 ? "" : "; ") + request_text(open[i], collective);
+      if (open.size() > kRequestsListed) list += fmt::format("; and {} more", open.size() - kRequestsListed);
+      if (collective) {
+        const uint64_t context = first.kind == ReqKind::kRecv ? first.context : first.env.context;
+        what += fmt::format(" on {}, waiting for {}", label(owner, context, prefix, names), list);
+      } else if (b.count == 1) {
+        // "MPI_Recv from rank 3, tag 7, on MPI_COMM_WORLD": the request's verb is the call's.
+        const size_t space = list.find(' ');
+        const std::string verb = list.substr(0, space);
+        what += verb == "receive" || verb == "send" ? list.substr(space) : ": " + list;
+      } else {
+        what += fmt::format(" on {} requests, {} not complete: {}", b.count, open.size(), list);
+      }
+      break;
+    }
+    case Block::kProbe:
+      what += fmt::format(" for a message from {}, {}, on {}",
+                          b.src == kAnySource ? "any source" : fmt::format("world rank {}", b.src), tag_text(b.tag),
+                          label(owner, b.context, prefix, names));
+      break;
+    case Block::kCollective:
+      what += fmt::format(" on {} (completed in one step once every member has called it)",
+                          label(owner, b.context, prefix, names));
+      break;
+    case Block::kPoll:
+      what += fmt::format(" waiting for an RDMA put with tag {}", b.poll_tag);
+      break;
+    default:
+      break;
+  }
+  return fmt::format("rank {}: {} (waiting since {:.3f} us)", r.rank, what, b.since.microseconds());
 }
 
 std::string World::deadlock_report() const {
@@ -134,13 +300,19 @@ std::string World::deadlock_report() const {
   std::string lines;
   for (const Rank& r : ranks_) {
     if (r.state == Exec::State::kFinished) continue;
-    if (++blocked <= 32) lines += "  " + describe(r) + "\n";
+    if (++blocked <= kRanksListed) lines += "  " + describe(r) + "\n";
   }
   for (const auto& h : helpers_) {
     if (h->in_use && h->state != Exec::State::kFinished) lines += "  " + describe(*h) + "\n";
   }
-  if (blocked > 32) lines += fmt::format("  ... and {} more\n", blocked - 32);
-  std::string out = fmt::format(
+  if (blocked > kRanksListed) lines += fmt::format("  ... and {} more\n", blocked - kRanksListed);
+  std::string out;
+  for (const auto& [key, e] : extensions_) {
+    if (key != &kDeadlockNotesKey) continue;
+    for (const auto& note : static_cast<const DeadlockNotes&>(*e).notes)
+      out += note();
+  }
+  out += fmt::format(
       "deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time "
       "{:.3f} us):\n{}",
       blocked, ranks_.size(), engine_.now().microseconds(), lines);

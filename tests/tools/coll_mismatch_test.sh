@@ -23,7 +23,8 @@ expect 3 "rank 1: MPI_Bcast: MPI_ERR_ROOT: .*rank 1 passes root 1, rank 0 passed
 expect 3 "rank 2: MPI_Reduce: MPI_ERR_OP: .*rank 2 passes another reduction operation than rank 0" -- run reduce_op
 expect 3 "rank 2: MPI_Gatherv: MPI_ERR_TRUNCATE: .*rank 0's counts give rank 2 8 bytes, but rank 2 passes 16 bytes" \
   -- run gatherv_counts
-expect 3 "rank 1: MPI_Allreduce: .*mismatched collectives: rank 1 calls MPI_Allreduce as collective number 1 on this communicator, where rank 0 called MPI_Bcast" \
+# The odd member is named (rank 0, the first to call), not the first to disagree with it.
+expect 3 "rank 0: MPI_Bcast: mismatched collectives: rank 0 called MPI_Bcast while ranks 1,2 are in MPI_Allreduce on MPI_COMM_WORLD \(collective number 1 there\): every member must call the same collectives in the same order" \
   -- run order
 expect 3 "rank 1: MPI_Alltoallv: a piece of 16 bytes from rank 0 is longer than the 8 bytes .*$mismatch" -- run alltoallv_pair
 expect 0 "same_signature: ok" -- run same_signature

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "core/diagnostics.hpp"
 #include "mpi/attr.hpp"
 #include "mpi/info.hpp"
 #include "mpi/intercomm.hpp"
@@ -334,9 +335,12 @@ MGEN_MPI_ALIAS(Comm_group)
 
 int PMPI_Comm_set_name(MPI_Comm c, const char* name) {
   return call("MPI_Comm_set_name", c, [&] {
-    comm(c);
+    const MGEN_Comm h = comm(c);
     if (name == nullptr) fail(MPI_ERR_ARG, "null name");
-    state().comm_names[c] = std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+    std::string& n = state().comm_names[c] = std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+    // Deadlock and mismatch reports name the communicator so too.
+    World& w = *World::active();
+    name_comm(w, w.current().id, w.current().comms[h]->context, n);
     return MPI_SUCCESS;
   });
 }

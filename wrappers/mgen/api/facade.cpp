@@ -77,7 +77,9 @@ Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().na
 Scope::~Scope() {
   if (rank_ == nullptr) return;
   if (world_->job().timeline) rank_->timeline.push_back(TimelineEntry{name_, start_, rank_->clock});
-  rank_->call = CallInfo{};
+  // Back to the enclosing MPI call's name, if any: an MPI binding that waits after its
+  // MGEN_Irecv returned is still in MPI_Recv for deadlock reports.
+  rank_->call = CallInfo{binding().name};
 }
 
 void Scope::fail(int error_class, const std::string& message) {
