@@ -17,6 +17,8 @@ using simcore::Event;
 namespace {
 
 constexpr uint64_t kMeasuredBit = 1ULL << 63;
+// Events between two progress calls (TrafficOptions::progress), as World::run counts them.
+constexpr uint64_t kProgressEvents = 1 << 20;
 
 uint64_t splitmix(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -62,12 +64,24 @@ class Generator : public net::MessageSink {
       schedule_next(e, Time::zero());
     if (options_.steady_events) return run_steady(wall_start);
     const Time limit = window_end_ + options_.drain_limit;
-    engine_.run(
-        [this](const Event& ev) {
-          handle(ev);
-          if (engine_.now() >= window_end_ && outstanding_ == 0) engine_.stop();
-        },
-        prefetch(), limit);
+    auto step = [this](const Event& ev) {
+      handle(ev);
+      if (engine_.now() >= window_end_ && outstanding_ == 0) engine_.stop();
+    };
+    if (options_.progress) {
+      uint64_t countdown = kProgressEvents;
+      engine_.run(
+          [&](const Event& ev) {
+            step(ev);
+            if (--countdown == 0) {
+              countdown = kProgressEvents;
+              options_.progress(engine_.now().seconds(), engine_.events_processed());
+            }
+          },
+          prefetch(), limit);
+    } else {
+      engine_.run(step, prefetch(), limit);
+    }
 
     TrafficResult r;
     r.offered = options_.load;

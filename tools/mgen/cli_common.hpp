@@ -2,12 +2,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "mgen/config/machine.hpp"
 #include "mgen/mpi/run.hpp"
+#include "terminal_line.hpp"
 
 namespace mgen::cli {
 
@@ -59,7 +61,8 @@ struct JobOptions {
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
 
 // Progress of a simulation on standard error, unless quiet: on a terminal a line rewritten in
-// place (cleared by the destructor); otherwise (logs, batch jobs) one line a minute of wall time
+// place that the program's output never shares a row with (terminal_line.hpp; cleared by the
+// destructor); otherwise (logs, batch jobs) one line a minute of wall time
 // (MGEN_PROGRESS_INTERVAL seconds), so that an hour-long run shows it is moving.
 class ProgressReporter {
  public:
@@ -68,9 +71,12 @@ class ProgressReporter {
   ProgressReporter(const ProgressReporter&) = delete;
   ProgressReporter& operator=(const ProgressReporter&) = delete;
   mpi::Progress callback();
+  // Shows `what` ("simulated 1.2 ms, 3000000 events"): the terminal's line, or a log line.
+  void show(const std::string& what);
 
  private:
   bool quiet_, tty_;
+  std::unique_ptr<TerminalLine> line_;
   double start_ = 0, last_ = 0;  // wall seconds (steady clock)
   double interval_ = 60;
 };

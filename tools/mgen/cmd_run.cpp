@@ -213,6 +213,7 @@ double wall_now() {
 
 ProgressReporter::ProgressReporter(bool quiet)
     : quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0), start_(wall_now()), last_(start_) {
+  if (!quiet_ && tty_) line_ = std::make_unique<TerminalLine>();
   // MGEN_PROGRESS_INTERVAL: seconds between lines when standard error is not a terminal.
   if (const char* env = std::getenv("MGEN_PROGRESS_INTERVAL")) {
     char* end = nullptr;
@@ -228,23 +229,24 @@ ProgressReporter::ProgressReporter(bool quiet)
   }
 }
 
-ProgressReporter::~ProgressReporter() {
-  if (!quiet_ && tty_) std::cerr << "\r" << std::string(72, ' ') << "\r";
-}
+ProgressReporter::~ProgressReporter() = default;  // the line erases itself
 
 mpi::Progress ProgressReporter::callback() {
   return [this](double sim, uint64_t events, uint32_t done) {
-    if (quiet_) return;
-    if (tty_) {
-      std::cerr << fmt::format("\r  simulated {}  events {}  ranks finished {}   ", seconds(sim), events, done);
-      return;
-    }
-    const double now = wall_now();
-    if (now - last_ < interval_) return;
-    last_ = now;
-    std::cerr << fmt::format("progress: simulated {}, {} events, {} ranks finished, {:.0f} s wall\n", seconds(sim),
-                             events, done, now - start_);
+    show(fmt::format("simulated {}, {} events, {} ranks finished", seconds(sim), events, done));
   };
+}
+
+void ProgressReporter::show(const std::string& what) {
+  if (quiet_) return;
+  if (line_) {
+    line_->draw("  " + what);
+    return;
+  }
+  const double now = wall_now();
+  if (now - last_ < interval_) return;
+  last_ = now;
+  std::cerr << fmt::format("progress: {}, {:.0f} s wall\n", what, now - start_);
 }
 
 std::string backend_label(const net::NetworkConfig& n, const std::string& answered) {

@@ -143,8 +143,13 @@ int run_traffic(const TrafficCli& o) {
              "p99_ns", "max_ns", "messages", "events", "wall_s");
   nlohmann::json points = nlohmann::json::array();
   double last_ok = 0;
+  ProgressReporter progress(false);
   for (double load : loads) {
     t.load = load;
+    t.progress = [&](double sim, uint64_t events) {
+      progress.show(fmt::format("load {:.3f}: simulated {} (of at most {}), {} events", load, seconds(sim),
+                                config::format_time(t.warmup + t.measure + t.drain_limit), events));
+    };
     const traffic::TrafficResult r = building(fmt::format("simulating {} traffic at load {}", o.pattern, load),
                                               [&] { return traffic::run_traffic(m.network, t); });
     fmt::print("{:8.3f} {:9.3f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:9} {:11} {:8.2f}{}\n", r.offered, r.accepted,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct TrafficOptions {
   // events have been processed after the warm-up; the steady_* fields of the result describe
   // exactly those events (the measurement window and latency statistics are not used).
   uint64_t steady_events = 0;
+  // Called about once per million events with the simulated time (seconds) and the events so
+  // far, for a progress line; not called in benchmark mode.
+  std::function<void(double, uint64_t)> progress;
 };
 
 struct TrafficResult {
