@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 #include "core/diagnostics.hpp"
@@ -232,14 +233,14 @@ std::string World::describe(const Exec& r) const {
   const char* name = r.call.name != nullptr ? r.call.name : "an MGEN call";
   const char* prefix = prefix_of(r.call.name);
   std::string what = name;
-  if (r.id >= ranks_.size()) what = fmt::format("the algorithm of its non-blocking {}", name);
+  if (r.id >= ranks_.size()) what = fmt::format("its non-blocking collective ({})", name);
   auto request_text = [&](uint32_t q, bool in_collective) {
     if (owner.requests[q].kind != ReqKind::kHelper) {
       return describe_request(owner, owner.requests[q], prefix, in_collective, names);
     }
     for (const auto& h : helpers_) {
       if (h->in_use && h->rank == owner.id && h->done == q && h->call.name != nullptr)
-        return fmt::format("non-blocking {}", h->call.name);
+        return fmt::format("non-blocking collective ({})", h->call.name);
     }
     return std::string("non-blocking collective");
   };
@@ -265,13 +266,22 @@ std::string World::describe(const Exec& r) const {
         list += (i == 0 ? "" : "; ") + request_text(open[i], collective);
       if (open.size() > kRequestsListed) list += fmt::format("; and {} more", open.size() - kRequestsListed);
       if (collective) {
-        const uint64_t context = first.kind == ReqKind::kRecv ? first.context : first.env.context;
+        uint64_t context = first.kind == ReqKind::kRecv ? first.context : first.env.context;
+        // A non-blocking collective runs on a context of its own: name the communicator it was
+        // called on.
+        const auto handle = static_cast<size_t>(r.call.comm);
+        if (comm_of(owner, context) == nullptr && handle > 0 && handle < owner.comms.size() && owner.comms[handle])
+          context = owner.comms[handle]->context;
         what += fmt::format(" on {}, waiting for {}", label(owner, context, prefix, names), list);
       } else if (b.count == 1) {
-        // "MPI_Recv from rank 3, tag 7, on MPI_COMM_WORLD": the request's verb is the call's.
+        // "MPI_Recv from rank 3, tag 7, on MPI_COMM_WORLD" where the call names the request's
+        // verb, else "MPI_Wait for a receive from ...".
         const size_t space = list.find(' ');
         const std::string verb = list.substr(0, space);
-        what += verb == "receive" || verb == "send" ? list.substr(space) : ": " + list;
+        const std::string_view call(name);
+        const bool named = (verb == "receive" && call.find("ecv") != std::string_view::npos) ||
+                           (verb == "send" && call.find("end") != std::string_view::npos);
+        what += named ? list.substr(space) : " for a " + list;
       } else {
         what += fmt::format(" on {} requests, {} not complete: {}", b.count, open.size(), list);
       }

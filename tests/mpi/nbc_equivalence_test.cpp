@@ -404,6 +404,10 @@ TEST_CASE("a non-blocking collective some ranks never start is reported as a dea
   CHECK_FALSE(o.report.ok);
   CHECK_THAT(o.report.error, Catch::Contains("deadlock"));
   CHECK_THAT(o.report.error, Catch::Contains("non-blocking collective"));
+  // Who waits for whom, on the communicator the program named.
+  CHECK_THAT(o.report.error, Catch::Contains("rank 0: MPI_Wait for a non-blocking collective (MPI_Ibarrier)"));
+  CHECK_THAT(o.report.error, Catch::Contains("rank 1: its non-blocking collective (MPI_Ibarrier) on MPI_COMM_WORLD, "
+                                             "waiting for a message from rank 3"));
 }
 
 TEST_CASE("MPI_Test polls a non-blocking collective to completion", "[nbc]") {

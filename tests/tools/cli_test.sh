@@ -69,7 +69,7 @@ PY
 expect 0 "predicted time +5.343 us" -- "$mgen" run -n 4 "$programs/compute"
 expect 0 "arg 1: --flag.*arg 2: 7" -- "$mgen" run -n 2 "$programs/compute" --flag 7
 expect 0 "2 rank\(s\) per node" -- "$mgen" run -n 8 --ppn 2 "$programs/compute.so"
-expect 3 "deadlock: 2 of 3 ranks.*rank 0 blocked in MGEN_Recv\(peer 1, tag 4" -- "$mgen" run -n 3 "$programs/deadlock"
+expect 3 "deadlock: 2 of 3 ranks.*rank 0: MGEN_Recv from rank 1, tag 4, on MGEN_COMM_WORLD" -- "$mgen" run -n 3 "$programs/deadlock"
 expect 3 "rank 0: MGEN_Send: MGEN_ERR_RANK: destination 2 is not a rank" -- "$mgen" run -n 2 "$programs/bad_peer"
 expect 2 "program 'nowhere' not found" -- "$mgen" run -n 2 nowhere
 expect 2 "need 1000 nodes; the machine .* has 512" -- "$mgen" run -n 1000 "$programs/compute"

@@ -30,6 +30,8 @@ expect 3 "rank 0: MPI_Ssend to rank 1, tag 3, on MPI_COMM_WORLD $since.* rank 1:
 expect 3 "rank 0: MPI_Recv from rank 1, tag 5, on \"halo\" $since" -- run named_comm
 expect 3 "rank 0: MPI_Recv from rank 1 \(world rank 2\), tag 1, on a communicator of 2 ranks \(context id 0x[0-9a-f]+\)" \
   -- run split_comm
+# A wait on one request that another call posted.
+expect 3 "rank 0: MPI_Wait for a receive from rank 3, tag 6, on MPI_COMM_WORLD $since" -- run wait_irecv
 # A wait on several requests lists those not complete.
 expect 3 "rank 0: MPI_Waitall on 3 requests, 3 not complete: receive from rank 1, tag 1, on MPI_COMM_WORLD; receive from rank 2, tag 2, on MPI_COMM_WORLD; send to rank 3, tag 9, on MPI_COMM_WORLD $since" \
   -- run waitall

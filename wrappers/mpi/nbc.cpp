@@ -58,7 +58,8 @@ int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   if (req == nullptr) fail(MPI_ERR_ARG, "the request is null");
   Scope& s = scope();
   auto p = std::make_shared<NbcPending>();
-  p->comm = s.comm(comm(c));
+  const MGEN_Comm handle = comm(c);
+  p->comm = s.comm(handle);
   RankState& st = state();
   uint32_t seq = 0;
   if (st.persistent_seq >= 0) {
@@ -70,6 +71,9 @@ int start(MPI_Comm c, MPI_Request* req, Build&& build) {
   p->comm.context = nbc_context(p->comm.context, seq);
   p->body = build(s, *p);
   World& w = s.world();
+  // The helper inherits the call: deadlock reports name the communicator it was called on, not
+  // the context of its own its messages use.
+  w.current_exec().call.comm = handle;
   const uint32_t done = w.start_helper(w.current_exec(), [p, &w](Exec& x) { run_pending(w, x, *p); });
   XRequest* q = nullptr;
   *req = new_request(&q);

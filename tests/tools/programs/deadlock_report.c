@@ -63,6 +63,13 @@ int main(int argc, char** argv) {
     MPI_Comm even;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &even);
     if (rank == 0) MPI_Recv(&v, 1, MPI_INT, 1, 1, even, MPI_STATUS_IGNORE);
+  } else if (strcmp(what, "wait_irecv") == 0) {
+    /* rank 0 waits for a receive posted earlier */
+    if (rank == 0) {
+      MPI_Request r;
+      MPI_Irecv(&v, 1, MPI_INT, 3, 6, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
   } else if (strcmp(what, "waitall") == 0) {
     /* rank 0 waits for three requests nobody matches */
     if (rank == 0) {
