@@ -4,8 +4,10 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -108,6 +110,31 @@ void World::interrupted() {
   status_ = RunStatus::kInterrupted;
   signal_ = sig;
   engine_.stop();
+}
+
+bool World::memory_exceeded() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  const uint64_t bytes = static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (bytes <= job_.memory_limit) return false;
+  if (!error_) {
+    const uint32_t running = current_ != kNone ? exec(current_).rank : kNone;
+    error_ = fmt::format(
+        "out of memory: the job holds {:.2f} GiB, past the {:.2f} GiB this computer can give it ({}); stopped "
+        "before the kernel's out-of-memory killer ends it without a word{}. What the ranks' programs allocate "
+        "counts: fewer ranks, smaller problems, or MGEN_SHARED_MALLOC for buffers whose contents do not matter "
+        "(<mgen/mpix.h>)",
+        static_cast<double>(bytes) / (1 << 30), static_cast<double>(job_.memory_limit) / (1 << 30), job_.memory_source,
+        running != kNone ? fmt::format(" (rank {} was running, at simulated time {:.3f} us)", running,
+                                       exec(current_).clock.microseconds())
+                         : "");
+    status_ = RunStatus::kFailed;
+  }
+  engine_.stop();
+  return true;
 }
 
 const char* status_name(RunStatus s) {

@@ -118,6 +118,7 @@ World::~World() = default;
 RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progress& progress) {
   g_active = this;
   fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
+  if (job_.memory_limit != 0) fibers_->set_pass_check([this] { return memory_exceeded(); });
   std::vector<std::string> args(argv, argv + argc);
   fibers_->spawn([this, &main, &args](size_t i) {
     if (i >= ranks_.size()) {
@@ -148,6 +149,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
             interrupted();
           if (--countdown == 0) {
             countdown = 1 << 20;
+            if (job_.memory_limit != 0) memory_exceeded();
             uint32_t done = 0;
             for (const Rank& r : ranks_)
               done += r.state == Exec::State::kFinished;
@@ -157,10 +159,14 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
         [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   } else {
     engine_.run(
-        [this](const simcore::Event& e) {
+        [this, countdown = uint64_t{1} << 20](const simcore::Event& e) mutable {
           dispatch(e);
           if (runtime::interrupt_signal() != 0) [[unlikely]]
             interrupted();
+          if (--countdown == 0) [[unlikely]] {
+            countdown = uint64_t{1} << 20;
+            if (job_.memory_limit != 0) memory_exceeded();
+          }
         },
         [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
   }

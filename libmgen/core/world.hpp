@@ -286,6 +286,9 @@ class World : public net::MessageSink {
   void check_fault();
   // SIGINT or SIGTERM: stop after this event, the report marked interrupted.
   void interrupted();
+  // JobConfig::memory_limit: whether the process's resident memory passed it (then the run is
+  // stopping with an error that says so).
+  bool memory_exceeded();
   std::string deadlock_report() const;
   std::string describe(const Exec& r) const;
 

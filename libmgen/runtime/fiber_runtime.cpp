@@ -415,6 +415,13 @@ uint32_t FiberRuntime::next() {
     ready_head_ = 0;
     return kEngine;
   }
+  if (check_ && (++handovers_ & 1023) == 0 && check_()) {
+    for (size_t k = ready_head_; k < ready_.size(); ++k)
+      queued_[ready_[k]] = 0;
+    ready_.clear();
+    ready_head_ = 0;
+    return kEngine;
+  }
   const uint32_t i = ready_[ready_head_++];
   queued_[i] = 0;
   // The fiber after this one will be resumed from its saved registers and the frames above

@@ -129,6 +129,9 @@ class FiberRuntime {
   // on standard error, then the default action.
   const Fault& fault() const { return fault_; }
   void clear_fault() { fault_ = Fault{}; }
+  // Called every 1,024 hand-overs between fibers: returning true ends the pass there (the fibers
+  // still waiting do not run), and run_ready() returns to the engine.
+  void set_pass_check(std::function<bool()> check) { check_ = std::move(check); }
 
  private:
   using Context = boost::context::detail::fcontext_t;
@@ -163,6 +166,8 @@ class FiberRuntime {
   size_t ready_head_ = 0;
   std::vector<uint8_t> queued_, finished_;
   Fault fault_;
+  std::function<bool()> check_;
+  uint32_t handovers_ = 0;
   Context abandoned_ = nullptr;    // where the jump out of a fault handler leaves its context
   FiberRuntime* outer_ = nullptr;  // the runtime this thread had before this one (nested runs)
 };

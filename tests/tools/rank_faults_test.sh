@@ -42,6 +42,11 @@ expect 4 "rank 1 overflowed its 8192 KiB stack in deep \(rank1.so\).*--stack 32M
 "$mgen" run -n 4 -q --report "$work/crash.json" "$crash" segv 2 >/dev/null 2>&1
 expect 0 "crashed 11 False rank 2 was killed by SIGSEGV" -- python3 -c "import json; r = json.load(open('$work/crash.json')); print(r['status'], r['signal'], r['ok'], r['error'])"
 
+# Memory: a job whose programs allocate more than the computer can give stops with a message
+# (here 2,048 ranks of 1 MiB each against a limit of 256 MiB) instead of being killed by the kernel.
+expect 3 "out of memory: the job holds [0-9.]+ GiB, past the 0.25 GiB this computer can give it \(MGEN_MEMORY_LIMIT\); stopped before the kernel's out-of-memory killer" -- env MGEN_MEMORY_LIMIT=256MiB "$mgen" run -n 2048 --ppn 4 -q "$crash" hog 0
+expect 0 "rank 0: done" -- env MGEN_MEMORY_LIMIT=4GiB "$mgen" run -n 2048 --ppn 4 -q "$crash" hog 0
+
 # SIGINT and SIGTERM stop a run that goes on for ever (every rank in barriers), with a report.
 for sig in INT TERM; do
   [[ $sig == INT ]] && code=130 || code=143

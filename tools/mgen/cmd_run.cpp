@@ -9,6 +9,7 @@
 #include <charconv>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -169,6 +170,32 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
+// The run stops before the kernel's out-of-memory killer would end it: at what this process
+// holds now plus what this computer can still give it (less a twentieth), or at
+// MGEN_MEMORY_LIMIT (a size; 0 turns the check off). Under `ulimit -v` an allocation fails
+// instead, which the run reports as it is.
+static void set_memory_limit(mpi::JobConfig& job) {
+  if (const char* env = std::getenv("MGEN_MEMORY_LIMIT")) {
+    try {
+      job.memory_limit = std::string(env) == "0" ? 0 : config::parse_bytes(env).count();
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("MGEN_MEMORY_LIMIT: {}", e.what()));
+    }
+    job.memory_source = "MGEN_MEMORY_LIMIT";
+    return;
+  }
+  const HostMemory have = host_memory();
+  if (have.address_space || have.bytes == 0) return;
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  job.memory_limit =
+      static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) + have.bytes / 20 * 19;
+  job.memory_source = have.source;
+}
+
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   mpi::JobConfig job;
   if (o.ranks == 0) throw std::invalid_argument("-n: a job needs at least one rank");
@@ -177,6 +204,7 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.stack_bytes = o.stack.empty() ? kSmallStack : config::parse_bytes(o.stack).count();
   job.timeline = !o.timeline.empty() || !o.paraver.empty();
   job.message_log = !o.paraver.empty();
+  set_memory_limit(job);
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;
   } else if (o.placement == "round_robin") {

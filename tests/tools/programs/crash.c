@@ -3,7 +3,8 @@
  *   segv (store through NULL), fpe (integer division by zero), abort, assert, double_free,
  *   stack (a local array of 4 MiB), recursion (1 GiB of frames), ill (__builtin_trap), op (a
  *   user reduction that stores through NULL, run by MPI_Iallreduce), spin (loops for ever in its
- *   own code, for SIGINT), run (runs for ever through MPI calls, for SIGINT). */
+ *   own code, for SIGINT), run (runs for ever through MPI calls, for SIGINT), hog (every rank
+ *   keeps 1 MiB, for the memory limit). */
 #include <assert.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -45,6 +46,11 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char* mode = argc > 1 ? argv[1] : "none";
   const int victim = argc > 2 ? atoi(argv[2]) : 0;
+  if (strcmp(mode, "hog") == 0) { /* every rank holds 1 MiB more than it should */
+    char* p = malloc(1 << 20);
+    memset(p, rank, 1 << 20);
+    token = p[rank];
+  }
   if (strcmp(mode, "run") == 0) {
     for (;;)
       MPI_Barrier(MPI_COMM_WORLD);

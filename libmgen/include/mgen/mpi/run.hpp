@@ -29,6 +29,12 @@ struct JobConfig {
   // Replay: every buffer is null and only sizes travel, so the MPI layer's null-buffer check
   // (MPI_ERR_BUFFER for a null buffer with a positive count) does not apply.
   bool sizes_only = false;
+  // Resident memory at which the run stops with an error, before the kernel's out-of-memory
+  // killer would end the process without a word (0: no limit). Checked between ranks every
+  // 1,024 hand-overs and every 2^20 events, so a job whose programs allocate too much stops
+  // in the pass that reaches it.
+  uint64_t memory_limit = 0;
+  std::string memory_source;  // where the limit comes from, for the message
 };
 
 struct MachineSetup {
