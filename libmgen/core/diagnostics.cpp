@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "core/diagnostics.hpp"
 
@@ -343,12 +345,15 @@ std::string World::deadlock_report() const {
     if (h->in_use && h->state != Exec::State::kFinished) lines += "  " + describe(*h) + "\n";
   }
   if (blocked > kRanksListed) lines += fmt::format("  ... and {} more\n", blocked - kRanksListed);
-  std::string out;
+  // The notes are copied out first: writing one may add an extension (comm_label's names),
+  // which moves extensions_ under a loop over it.
+  std::vector<std::function<std::string()>> notes;
   for (const auto& [key, e] : extensions_) {
-    if (key != &kDeadlockNotesKey) continue;
-    for (const auto& note : static_cast<const DeadlockNotes&>(*e).notes)
-      out += note();
+    if (key == &kDeadlockNotesKey) notes = static_cast<const DeadlockNotes&>(*e).notes;
   }
+  std::string out;
+  for (const auto& note : notes)
+    out += note();
   out += fmt::format(
       "deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time "
       "{:.3f} us):\n{}",

@@ -45,7 +45,10 @@ expect 0 "crashed 11 False rank 2 was killed by SIGSEGV" -- python3 -c "import j
 # Memory: a job whose programs allocate more than the computer can give stops with a message
 # (here 2,048 ranks of 1 MiB each against a limit of 256 MiB) instead of being killed by the kernel.
 expect 3 "out of memory: the job holds [0-9.]+ GiB, past the 0.25 GiB this computer can give it \(MGEN_MEMORY_LIMIT\); stopped before the kernel's out-of-memory killer" -- env MGEN_MEMORY_LIMIT=256MiB "$mgen" run -n 2048 --ppn 4 -q "$crash" hog 0
-expect 0 "rank 0: done" -- env MGEN_MEMORY_LIMIT=4GiB "$mgen" run -n 2048 --ppn 4 -q "$crash" hog 0
+# (A sanitizer build holds several times more: shadow memory, redzones, quarantine.)
+roomy=4GiB
+"$build/mgen-cc" -show x.c | grep -q fsanitize && roomy=16GiB
+expect 0 "rank 0: done" -- env MGEN_MEMORY_LIMIT=$roomy "$mgen" run -n 2048 --ppn 4 -q "$crash" hog 0
 
 # SIGINT and SIGTERM stop a run that goes on for ever (every rank in barriers), with a report.
 for sig in INT TERM; do

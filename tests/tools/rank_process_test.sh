@@ -178,7 +178,9 @@ expect 0 "" -- "$work/conftest"
 # "madvise"): mgen restarts itself once with glibc.malloc.hugetlb=1, and programs still see
 # the user's GLIBC_TUNABLES. MGEN_HUGEPAGES=0, or the user's own hugetlb setting, turns it off.
 "$build/mgen-cc" -O1 -o "$work/heap_pages" "$src/tests/tools/programs/heap_pages.c" || exit 1
-if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+if "$build/mgen-cc" -show x.c | grep -q fsanitize; then
+  echo "skipped: huge pages (a sanitizer build's allocator is not glibc's malloc)"
+elif grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
   expect 0 "application heap: 2 MiB transparent huge pages" -- "$mgen" info
   expect 0 "tunables=\(unset\) huge_kb=[1-9][0-9]* " -- env -u GLIBC_TUNABLES "$mgen" run -n 1 -q "$work/heap_pages"
   expect 0 "tunables=glibc.malloc.check=0 huge_kb=[1-9][0-9]* " -- env GLIBC_TUNABLES=glibc.malloc.check=0 "$mgen" run -n 1 -q "$work/heap_pages"
