@@ -139,37 +139,25 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   check_fault();
   for (Rank& r : ranks_)
     wake(r);
-  if (progress) {
-    // Roughly once per million events; the callback decides whether to print.
-    uint64_t countdown = 1 << 20;
-    engine_.run(
-        [&](const simcore::Event& e) {
-          dispatch(e);
-          if (runtime::interrupt_signal() != 0) [[unlikely]]
-            interrupted();
-          if (--countdown == 0) {
-            countdown = 1 << 20;
-            if (job_.memory_limit != 0) memory_exceeded();
+  // Roughly once per million events: the memory check, and the progress callback (which
+  // decides whether to print). Every event: whether SIGINT or SIGTERM asked to stop.
+  engine_.run(
+      [&, countdown = uint64_t{1} << 20](const simcore::Event& e) mutable {
+        dispatch(e);
+        if (runtime::interrupt_signal() != 0) [[unlikely]]
+          interrupted();
+        if (--countdown == 0) [[unlikely]] {
+          countdown = uint64_t{1} << 20;
+          if (job_.memory_limit != 0) memory_exceeded();
+          if (progress) {
             uint32_t done = 0;
             for (const Rank& r : ranks_)
               done += r.state == Exec::State::kFinished;
             progress(engine_.now().seconds(), engine_.events_processed(), done);
           }
-        },
-        [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
-  } else {
-    engine_.run(
-        [this, countdown = uint64_t{1} << 20](const simcore::Event& e) mutable {
-          dispatch(e);
-          if (runtime::interrupt_signal() != 0) [[unlikely]]
-            interrupted();
-          if (--countdown == 0) [[unlikely]] {
-            countdown = uint64_t{1} << 20;
-            if (job_.memory_limit != 0) memory_exceeded();
-          }
-        },
-        [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
-  }
+        }
+      },
+      [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
 
   RunOutcome out;
   bool all_done = true;
