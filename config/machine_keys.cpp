@@ -189,6 +189,10 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.node.procs_per_node = f.count(); }},
       {"node.memory_bandwidth", "rate of copies between ranks of one node (bandwidth)",
        [](const Field& f, Loaded& m) { m.machine.node.memory_bandwidth = f.bandwidth(); }},
+      {"node.memory_bandwidth_by_size",
+       "rates of large copies between ranks of one node: [[size, bandwidth], ...], sizes increasing; a copy of at "
+       "least `size` bytes runs at the last such row's rate (array of pairs)",
+       [](const Field& f, Loaded& m) { m.machine.node.memory_bandwidth_by_size = f.size_bandwidths(); }},
       {"node.memory_latency", "latency of a copy between ranks of one node (time)",
        [](const Field& f, Loaded& m) { m.machine.node.memory_latency = f.time(); }},
       {"node.cpu_scale", "target CPU time per second of measured host CPU time, for recompiled MPI programs (number)",

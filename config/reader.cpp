@@ -142,4 +142,27 @@ std::vector<simcore::Bandwidth> Field::bandwidths() const {
   return out;
 }
 
+std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> Field::size_bandwidths() const {
+  const auto* a = node_.as_array();
+  const char* expected = "expected an array of [size, bandwidth] pairs such as [[\"64KiB\", \"20GB/s\"]], got ";
+  if (a == nullptr) fail(expected + describe(node_));
+  std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::node& row = *a->get(i);
+    const auto* pair = row.as_array();
+    if (pair == nullptr || pair->size() != 2)
+      fail_at(row, fmt::format("element {}: ", i + 1) + expected + describe(row));
+    const Field size_field(*pair->get(0), key_, locator_);
+    const simcore::Bytes bytes = size_field.size();
+    const simcore::Bandwidth rate = bandwidth_of(*pair->get(1), fmt::format("element {}: ", i + 1));
+    if (rate.is_zero()) fail_at(*pair->get(1), fmt::format("element {}: bandwidth must be greater than zero", i + 1));
+    if (!out.empty() && bytes <= out.back().first) {
+      fail_at(*pair->get(0), fmt::format("element {}: sizes must increase ({} after {} bytes)", i + 1, bytes.count(),
+                                         out.back().first.count()));
+    }
+    out.emplace_back(bytes, rate);
+  }
+  return out;
+}
+
 }  // namespace mgen::config::detail

@@ -51,6 +51,9 @@ class Field {
   simcore::Time time() const;                          // a string with a unit
   simcore::Bandwidth bandwidth() const;                // a string with a unit
   std::vector<simcore::Bandwidth> bandwidths() const;  // a string, or an array of strings
+  // An array of [size, bandwidth] pairs such as [["64KiB", "20GB/s"], ["4MiB", "9GB/s"]], sizes
+  // strictly increasing.
+  std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> size_bandwidths() const;
 
  private:
   uint32_t count_of(const toml::node& n, const std::string& context) const;

@@ -8,6 +8,7 @@ NodeMemory::NodeMemory(simcore::Engine& engine, net::NetworkModel& network, cons
       network_(network),
       sink_(sink),
       bandwidth_(node.memory_bandwidth),
+      by_size_(node.memory_bandwidth_by_size),
       latency_(node.memory_latency),
       kinds_(engine.reserve_kinds(kKindCount)),
       free_at_(network.topology().nodes(), simcore::Time::zero()) {}
@@ -21,7 +22,12 @@ void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, simcore::Bytes
   }
   ++copies_;
   const simcore::Time start = simcore::max(engine_.now(), free_at_[node]);
-  const simcore::Time copy = simcore::transfer_time(size, bandwidth_);
+  simcore::Bandwidth rate = bandwidth_;
+  for (const auto& [from, r] : by_size_) {
+    if (size < from) break;
+    rate = r;
+  }
+  const simcore::Time copy = simcore::transfer_time(size, rate);
   free_at_[node] = start + copy;
   engine_.schedule(start + copy + latency_, kinds_[kCopyDone], dst, 0, cookie);
 }

@@ -2,8 +2,9 @@
 // inject, owns, dispatch, and the sink told when each message was sent and delivered). A
 // message between two endpoints of one node is a copy through that node's memory, serialised on
 // the node's copy engine: it starts when the engine is free, takes its bytes at
-// node.memory_bandwidth, and is sent and delivered node.memory_latency after the copy ends.
-// Every other message goes to the network. The protocols above never ask which one carried it.
+// node.memory_bandwidth (or node.memory_bandwidth_by_size's rate for its size), and is sent and delivered
+// node.memory_latency after the copy ends. Every other message goes to the network. The protocols above never ask which
+// one carried it.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ class NodeMemory {
   net::NetworkModel& network_;
   net::MessageSink& sink_;
   simcore::Bandwidth bandwidth_;
+  std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> by_size_;
   simcore::Time latency_;
   simcore::KindRange kinds_;
   std::vector<simcore::Time> free_at_;  // per node: when its copy engine is free

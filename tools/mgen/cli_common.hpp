@@ -124,5 +124,6 @@ Runner add_replay(CLI::App& app);
 Runner add_nas(CLI::App& app);
 Runner add_whatif(CLI::App& app);
 Runner add_validate(CLI::App& app);
+Runner add_calibrate(CLI::App& app);
 
 }  // namespace mgen::cli

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_nas);
   add(mgen::cli::add_whatif);
   add(mgen::cli::add_validate);
+  add(mgen::cli::add_calibrate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ValidationError& e) {

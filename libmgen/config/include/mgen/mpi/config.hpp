@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mgen/simcore/units.hpp"
 
@@ -39,6 +41,10 @@ struct NodeConfig {
   // Messages between ranks of one node are copies in memory, not network traffic.
   Bandwidth memory_bandwidth = Bandwidth::gigabytes_per_second(10);
   Time memory_latency = Time::ns(300);
+  // Copies of at least `first` bytes run at `second` instead (the last row whose size is at most
+  // the copy's; sizes increase): caches make a large copy slower than a small one. Empty: one
+  // rate. `mgen calibrate` fits it to this host's ping-pong curve.
+  std::vector<std::pair<Bytes, Bandwidth>> memory_bandwidth_by_size;
   // Recompiled MPI programs: measured CPU time between MPI calls is multiplied by this to
   // give the target CPU's compute time (0.5: the target is twice as fast as this host).
   double cpu_scale = 1.0;
