@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The table of scripts/validate-host.sh: from its per-run lines (runs.tsv) and skeleton
+predictions (skeletons.tsv), one row per program, class and rank count with the median measured
+time and its spread, the median replay prediction and the skeleton's, and their ratios
+(prediction / measured). Writes table.tsv and table.md into --out and prints the markdown, then
+the median and worst |prediction / measured - 1| of each kind of prediction."""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def num(v):
+    return None if v in ("", "-", None) else float(v)
+
+
+def ratio(pred, meas):
+    return pred / meas if pred is not None and meas else None
+
+
+def fmt(v, digits=4):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def host_lines():
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        mpich = subprocess.run(["mpichversion"], capture_output=True, text=True).stdout.split("\n")[0]
+        mpich = " ".join(mpich.split())
+    except OSError:
+        mpich = "MPICH version unknown"
+    return platform.node(), cpu, os.cpu_count(), mpich
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", required=True)
+    ap.add_argument("--skeletons", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--machine", required=True)
+    ap.add_argument("--load-start", default="?")
+    ap.add_argument("--load-end", default="?")
+    a = ap.parse_args()
+
+    runs = read_tsv(a.runs)
+    skeletons = {(s["program"], s["class"], s["ranks"]): num(s["skeleton_s"]) for s in read_tsv(a.skeletons)}
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["program"], r["class"], r["ranks"]), []).append(r)
+
+    rows = []
+    for (prog, cls, n), rs in groups.items():
+        measured = [float(r["measured_s"]) for r in rs]
+        med = statistics.median(measured)
+        npb = [num(r["npb_time_s"]) for r in rs if num(r["npb_time_s"]) is not None]
+        replay = statistics.median(float(r["replay_s"]) for r in rs)
+        wall = statistics.median(float(r["replay_wall_s"]) for r in rs)
+        skel = skeletons.get((prog, cls, n))
+        rows.append({
+            "program": prog if cls == "-" else f"NPB {prog.upper()}",
+            "class": cls,
+            "ranks": int(n),
+            "runs": len(rs),
+            "load": statistics.median(float(r["load"]) for r in rs),
+            "measured_s": med,
+            "measured_min_s": min(measured),
+            "measured_max_s": max(measured),
+            "npb_time_s": statistics.median(npb) if npb else None,
+            "mpi_share": statistics.median(float(r["mpi_share"]) for r in rs),
+            "replay_s": replay,
+            "replay_ratio": ratio(replay, med),
+            "replay_wall_s": wall,
+            "replay_wall_ratio": ratio(wall, med),
+            "skeleton_s": skel,
+            "skeleton_ratio": ratio(skel, med),
+        })
+    rows.sort(key=lambda r: (r["class"] != "-", r["program"], r["class"], r["ranks"]))
+
+    cols = list(rows[0].keys()) if rows else []
+    with open(os.path.join(a.out, "table.tsv"), "w") as f:
+        f.write("\t".join(cols) + "\n")
+        for r in rows:
+            f.write("\t".join(
+                str(r[c]) if isinstance(r[c], (int, str)) else fmt(r[c], 6) for c in cols) + "\n")
+
+    node, cpu, ncpu, mpich = host_lines()
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md = [
+        f"Host `{node}`: {cpu}, {ncpu} logical CPUs; {mpich}; {when}.",
+        f"Machine file: `{a.machine}`. Load average (1, 5, 15 min) at the start {a.load_start}, "
+        f"at the end {a.load_end}.",
+        "",
+        "Measured: span from MPI_Init's return to MPI_Finalize's entry, slowest rank, from the traces "
+        "(`mgen trace stats`), median of the runs [min-max]. Replay: `mgen replay -c MACHINE --ppn N` "
+        "(recorded CPU time as computation); replay (wall): `--compute wall` (recorded wall time as "
+        "computation: what is left is the model of MPI). Ratios are prediction / measured. In MPI: "
+        "the slowest rank's share of the span inside MPI calls. Load: 1-minute load average when the runs started.",
+        "",
+        "| program | class | ranks | runs | load | measured s [min-max] | NPB's own s | in MPI | replay s | ratio "
+        "| replay (wall) s | ratio | skeleton s | ratio |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        md.append(
+            f"| {r['program']} | {r['class']} | {r['ranks']} | {r['runs']} | {r['load']:.1f} | "
+            f"{r['measured_s']:.4f} [{r['measured_min_s']:.4f}-{r['measured_max_s']:.4f}] | "
+            f"{fmt(r['npb_time_s'], 2)} | {r['mpi_share']:.0%} | {r['replay_s']:.4f} | {fmt(r['replay_ratio'], 2)} | "
+            f"{r['replay_wall_s']:.4f} | {fmt(r['replay_wall_ratio'], 2)} | {fmt(r['skeleton_s'])} | "
+            f"{fmt(r['skeleton_ratio'], 2)} |")
+
+    def summary(key, label):
+        have = [(abs(r[key] - 1), r) for r in rows if r[key] is not None]
+        if not have:
+            return f"{label}: no rows"
+        errs = [e for e, _ in have]
+        worst_e, worst = max(have, key=lambda x: x[0])
+        ratios = [r[key] for _, r in have]
+        name = f"{worst['program']}{'' if worst['class'] == '-' else ' ' + worst['class']} at {worst['ranks']}"
+        return (f"{label}: median |error| {statistics.median(errs):.1%}, worst {worst_e:.1%} ({name}, "
+                f"ratio {worst[key]:.2f}); ratios {min(ratios):.2f} to {max(ratios):.2f} over {len(have)} rows")
+
+    md += ["", summary("replay_ratio", "Replay") + ".  ",
+           summary("replay_wall_ratio", "Replay (wall)") + ".  ",
+           summary("skeleton_ratio", "Skeleton") + "."]
+    npb_rows = [r for r in rows if r["npb_time_s"] is not None]
+    if npb_rows:
+        d = [r["npb_time_s"] / r["measured_s"] for r in npb_rows]
+        md.append(f"NPB's own timer / trace span: {min(d):.3f} to {max(d):.3f} (NPB times its iterations only, "
+                  "without set-up and verification; it prints 2 decimals).")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
