@@ -23,6 +23,8 @@ usage: scripts/validate-host.sh [options]
                    npb = cg ep ft is lu mg bt sp (NPB kernels, needs --npb)
   --out DIR        output folder (default build/validate-host)
   --build DIR      mgen's build folder (default build)
+  --append         add to the table already in --out (rows of the programs run now are replaced), so
+                   that the set can be run in pieces: --programs "cg ep" --ranks 2, then ...
   --keep-traces    keep every run's traces (by default only their statistics are kept)
   --quick          smoke test: examples only, 2 ranks, 1 run, smaller sizes (under a minute)
 
@@ -44,6 +46,7 @@ programs="examples npb"
 out=
 build=$root/build
 keep=0
+append=0
 quick=0
 die() {
   echo "validate-host: error: $*" >&2
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
     --out) need_value "$@"; out=$2; shift 2 ;;
     --build) need_value "$@"; build=$2; shift 2 ;;
     --keep-traces) keep=1; shift ;;
+    --append) append=1; shift ;;
     --quick) quick=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
@@ -121,15 +125,31 @@ work=$out/runs
 mkdir -p "$work" "$out/bin"
 raw=$out/runs.tsv # one line per real run
 skel=$out/skeletons.tsv
-printf 'program\tclass\tranks\trun\tload\tmeasured_s\tnpb_time_s\treplay_s\treplay_wall_s\tmpi_share\n' >"$raw"
-printf 'program\tclass\tranks\tskeleton_s\n' >"$skel"
+loads=$out/loads.tsv # when each piece ran, and the load average at its start and end
+if [ $append = 0 ] || [ ! -f "$raw" ]; then
+  printf 'program\tclass\tranks\trun\tload\tmeasured_s\tnpb_time_s\treplay_s\treplay_wall_s\tmpi_share\n' >"$raw"
+  printf 'program\tclass\tranks\tskeleton_s\n' >"$skel"
+  printf 'started\tprograms\tranks\tclasses\truns\tload_start\tload_end\n' >"$loads"
+fi
+# forget PROGRAM CLASS RANKS: drop the rows of an earlier run of this group (--append).
+forget() {
+  local f
+  for f in "$raw" "$skel"; do
+    awk -F'\t' -v p="$1" -v c="$2" -v n="$3" 'NR == 1 || !($1 == p && $2 == c && $3 == n)' "$f" >"$f.new" &&
+      mv "$f.new" "$f"
+  done
+}
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
+warn_load() {
+  if python3 -c "import sys; sys.exit(0 if float('$(load1)') > 1 else 1)"; then
+    echo "validate-host: warning: load average $(load1) > 1 at the $1: other work shares this host's cores," \
+      "so the measured times include waiting for a CPU, which mgen does not model" >&2
+  fi
+}
 load_start=$(uptime | sed 's/.*load average: //')
-if python3 -c "import sys; sys.exit(0 if float('$(load1)') > 1 else 1)"; then
-  echo "validate-host: warning: load average $(load1) > 1 at the start: other work shares this host's cores," \
-    "so the measured times include waiting for the CPU, which mgen does not model" >&2
-fi
+started=$(date -u +%H:%M)
+warn_load start
 
 # The example programs, built as examples/mpi/run_mpich.sh builds them but with -O2. Their
 # default sizes finish in microseconds (MPICH's start-up would be all one measured), so each
@@ -247,6 +267,7 @@ for prog in $list; do
       *_c | *_f)
         b=${prog%_?}
         echo "$prog ${args[$b]} at $n ranks"
+        forget "$prog" - "$n"
         for ((r = 1; r <= runs; r++)); do one_run "$prog" "" "$n" "$r" "$out/bin/$prog" ${args[$b]}; done
         ;;
       *)
@@ -269,6 +290,7 @@ for prog in $list; do
             continue
           fi
           echo "NPB $prog class $cls at $n ranks"
+          forget "$prog" "$cls" "$n"
           for ((r = 1; r <= runs; r++)); do one_run "$prog" "$cls" "$n" "$r" "$exe"; done
           sk=$work/$prog.$cls.$n/skeleton.json
           if "$mgen" nas "$prog" --class "$cls" -n "$n" --ppn "$n" "${machine_args[@]}" -q --report "$sk" \
@@ -284,9 +306,12 @@ for prog in $list; do
   done
 done
 load_end=$(uptime | sed 's/.*load average: //')
+warn_load end
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$started" "$(echo $list)" "$ranks" "$classes" "$runs" "$load_start" \
+  "$load_end" >>"$loads"
 
-python3 "$root/scripts/validate_host_table.py" --runs "$raw" --skeletons "$skel" --out "$out" \
-  --machine "${machine}" --load-start "$load_start" --load-end "$load_end" || exit 1
+python3 "$root/scripts/validate_host_table.py" --runs "$raw" --skeletons "$skel" --loads "$loads" --out "$out" \
+  --machine "${machine}" || exit 1
 if [ $failures -gt 0 ]; then
   echo "validate-host: $failures run(s) failed (above); the table holds the others" >&2
   exit 1

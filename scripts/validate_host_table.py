@@ -53,8 +53,7 @@ def main():
     ap.add_argument("--skeletons", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--machine", required=True)
-    ap.add_argument("--load-start", default="?")
-    ap.add_argument("--load-end", default="?")
+    ap.add_argument("--loads", required=True)
     a = ap.parse_args()
 
     runs = read_tsv(a.runs)
@@ -102,8 +101,21 @@ def main():
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = [
         f"Host `{node}`: {cpu}, {ncpu} logical CPUs; {mpich}; {when}.",
-        f"Machine file: `{a.machine}`. Load average (1, 5, 15 min) at the start {a.load_start}, "
-        f"at the end {a.load_end}.",
+        f"Machine file: `{a.machine}`.",
+        "",
+        "| started (UTC) | programs | ranks | classes | runs | load average at the start | at the end |",
+        "|---|---|---|---|---:|---|---|",
+    ]
+    overloaded = False
+    for piece in read_tsv(a.loads):
+        md.append(f"| {piece['started']} | {piece['programs']} | {piece['ranks']} | {piece['classes']} | "
+                  f"{piece['runs']} | {piece['load_start']} | {piece['load_end']} |")
+        overloaded |= any(float(v) > 1 for v in (piece["load_start"].split(",")[0], piece["load_end"].split(",")[0]))
+    if overloaded:
+        md += ["", "**Warning: the 1-minute load average was above 1**: other work shared the cores, so the "
+               "measured times include waiting for a CPU (and MPICH's busy-polling ranks lose their partner for "
+               "whole scheduler time slices), which mgen does not model."]
+    md += [
         "",
         "Measured: span from MPI_Init's return to MPI_Finalize's entry, slowest rank, from the traces "
         "(`mgen trace stats`), median of the runs [min-max]. Replay: `mgen replay -c MACHINE --ppn N` "
