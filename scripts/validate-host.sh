@@ -127,8 +127,8 @@ raw=$out/runs.tsv # one line per real run
 skel=$out/skeletons.tsv
 loads=$out/loads.tsv # when each piece ran, and the load average at its start and end
 if [ $append = 0 ] || [ ! -f "$raw" ]; then
-  printf 'program\tclass\tranks\trun\tload\tmeasured_s\tnpb_time_s\treplay_s\treplay_wall_s\tmpi_share\n' >"$raw"
-  printf 'program\tclass\tranks\tskeleton_s\n' >"$skel"
+  printf 'program\tclass\tranks\trun\tload\tmeasured_s\tnpb_time_s\treplay_s\treplay_wall_s\tmpi_share\tcpu_per_wall\n' >"$raw"
+  printf 'program\tclass\tranks\tskeleton_s\tskeleton_npb_s\n' >"$skel"
   printf 'started\tprograms\tranks\tclasses\truns\tload_start\tload_end\n' >"$loads"
 fi
 # forget PROGRAM CLASS RANKS: drop the rows of an earlier run of this group (--append).
@@ -194,8 +194,9 @@ done
 is_square() { local r; r=$(python3 -c "import math; print(math.isqrt($1))"); [ $((r * r)) -eq "$1" ]; }
 is_pow2() { [ $(($1 & ($1 - 1))) -eq 0 ]; }
 
-# Values from the JSON reports of one run: span_s and the slowest rank's share of it inside MPI
-# calls (without MPI_Init's and MPI_Finalize's own time), and a replay's predicted_time_s.
+# Values from the JSON reports of one run: span_s, the slowest rank's share of it inside MPI
+# calls (without MPI_Init's and MPI_Finalize's own time) and its CPU time / wall time outside
+# MPI calls; and a replay's predicted_time_s.
 span_and_share() {
   python3 - "$1" <<'PY'
 import json, sys
@@ -204,10 +205,13 @@ slow = max(s["ranks"], key=lambda r: r["span_s"])
 f = slow["functions"]
 own = sum(f[k]["in_call_s"] for k in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize") if k in f)
 share = (slow["in_mpi_s"] - own) / slow["span_s"] if slow["span_s"] > 0 else 0
-print(f'{s["span_s"]:.6f}\t{share:.3f}')
+# CPU time over wall time between calls: below 1 when the rank waited for a CPU while computing.
+got_cpu = slow["compute_cpu_s"] / slow["compute_wall_s"] if slow["compute_wall_s"] > 0 else 1
+print(f'{s["span_s"]:.6f}\t{share:.3f}\t{got_cpu:.3f}')
 PY
 }
-predicted() { python3 -c "import json,sys; print('%.6f' % json.load(open(sys.argv[1]))['predicted_time_s'])" "$1"; }
+# predicted REPORT [KEY]: a prediction from a JSON report (predicted_time_s unless KEY).
+predicted() { python3 -c "import json,sys; print('%.6f' % json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "${2:-predicted_time_s}"; }
 
 failures=0
 # one_run PROGRAM CLASS RANKS RUN EXE ARGS...: record, check, measure and replay one real run.
@@ -243,8 +247,8 @@ one_run() {
     failures=$((failures + 1))
     return 1
   }
-  local measured share replay replay_wall
-  IFS=$'\t' read -r measured share < <(span_and_share "$dir/stats.json")
+  local measured share cpu replay replay_wall
+  IFS=$'\t' read -r measured share cpu < <(span_and_share "$dir/stats.json")
   if ! "$mgen" replay "$dir/traces" "${machine_args[@]}" --ppn "$n" -q --report "$dir/replay.json" 2>"$dir/replay.err" ||
     ! "$mgen" replay "$dir/traces" "${machine_args[@]}" --ppn "$n" --compute wall -q --report "$dir/replay_wall.json" \
       2>>"$dir/replay.err"; then
@@ -255,10 +259,10 @@ one_run() {
   replay=$(predicted "$dir/replay.json")
   replay_wall=$(predicted "$dir/replay_wall.json")
   [ $keep = 1 ] || rm -rf "$dir/traces"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$prog" "${cls:--}" "$n" "$run" "$load" "$measured" "$npb_time" \
-    "$replay" "$replay_wall" "$share" >>"$raw"
-  printf '  run %s: measured %8.4f s (NPB says %s), replay %8.4f s, in MPI %s, load %s\n' "$run" "$measured" \
-    "$npb_time" "$replay" "$share" "$load"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$prog" "${cls:--}" "$n" "$run" "$load" "$measured" \
+    "$npb_time" "$replay" "$replay_wall" "$share" "$cpu" >>"$raw"
+  printf '  run %s: measured %8.4f s (NPB says %s), replay %8.4f s, in MPI %s, cpu/wall %s, load %s\n' "$run" \
+    "$measured" "$npb_time" "$replay" "$share" "$cpu" "$load"
 }
 
 for prog in $list; do
@@ -295,7 +299,8 @@ for prog in $list; do
           sk=$work/$prog.$cls.$n/skeleton.json
           if "$mgen" nas "$prog" --class "$cls" -n "$n" --ppn "$n" "${machine_args[@]}" -q --report "$sk" \
             2>"$sk.err"; then
-            printf '%s\t%s\t%s\t%s\n' "$prog" "$cls" "$n" "$(predicted "$sk")" >>"$skel"
+            printf '%s\t%s\t%s\t%s\t%s\n' "$prog" "$cls" "$n" "$(predicted "$sk")" "$(predicted "$sk" npb_time_s)" \
+              >>"$skel"
           else
             echo "validate-host: FAIL: mgen nas $prog --class $cls -n $n: $(tail -3 "$sk.err")" >&2
             failures=$((failures + 1))
