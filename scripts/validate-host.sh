@@ -222,7 +222,10 @@ one_run() {
   rm -rf "$dir" && mkdir -p "$dir"
   local load
   load=$(load1)
-  if ! (cd "$dir" && timeout 600 "$mgen" record -n "$n" --out "$dir/traces" -- "$@" >"$dir/stdout.txt" 2>"$dir/stderr.txt"); then
+  # MPICH's launcher ends a run after MPIEXEC_TIMEOUT seconds, all its processes with it (a
+  # timeout around mgen record would leave mpiexec and the ranks running).
+  if ! (cd "$dir" && MPIEXEC_TIMEOUT=900 "$mgen" record -n "$n" --out "$dir/traces" -- "$@" >"$dir/stdout.txt" \
+    2>"$dir/stderr.txt"); then
     echo "validate-host: FAIL: $prog${cls:+ class $cls} at $n ranks, run $run: mgen record failed: $(tail -3 "$dir/stderr.txt")" >&2
     failures=$((failures + 1))
     return 1
