@@ -115,7 +115,7 @@ for p in $programs; do
   esac
 done
 if [ -n "$npb" ]; then
-  [ -d "$npb/bin" ] || die "--npb $npb: no bin/ folder (build NPB3.4-MPI first: see docs/validation.md)"
+  [ -d "$npb/bin" ] || die "--npb $npb: no bin/ folder (build NPB3.4-MPI first: see --help)"
   npb=$(cd "$npb" && pwd)
 fi
 
