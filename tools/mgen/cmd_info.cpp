@@ -10,6 +10,7 @@
 #include "mgen/host/breakdown.hpp"
 #include "mgen/mpi/run.hpp"
 #include "mgen/net/network.hpp"
+#include "mgen/runtime/compute_clock.hpp"
 #include "mgen/traffic/traffic.hpp"
 #include "resources.hpp"
 
@@ -124,6 +125,13 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
   }
   // Of this computer, not of the machine: where the ranks' buffers live.
   fmt::print("this host   application heap: {}\n", heap_pages());
+  // What measuring a recompiled program's compute costs here (compute_clock.hpp).
+  const runtime::ComputeClockInfo& clk = runtime::compute_clock_info();
+  fmt::print("this host   measured compute: {}\n", clk.method);
+  fmt::print(
+      "            clock read {:.0f} ns (thread CPU clock {:.0f} ns); per MPI call bias {:.0f} ns subtracted, "
+      "noise {:.0f} ns; across a context switch bias {:.0f} ns, noise {:.0f} ns\n",
+      clk.clock_read_ns, clk.cpu_read_ns, clk.bias_ns, clk.noise_ns, clk.switch_bias_ns, clk.switch_noise_ns);
 
   fmt::print("\nregistered topologies\n");
   for (const auto& e : net::topology_registry())

@@ -138,7 +138,7 @@ Win& win(MPI_Win w) {
   return *st.wins[i];
 }
 
-int win_call(const char* name, MPI_Win w, const std::function<int()>& body) {
+int win_call(const char* name, MPI_Win w, CallBody body) {
   // Window handles never collide with communicator handles, so the error handler table keyed
   // by communicator holds windows' handlers too.
   return call(name, is_window_handle(w) ? static_cast<MPI_Comm>(w) : MPI_COMM_WORLD, body);

@@ -81,7 +81,7 @@ Win& win(MPI_Win w);
 
 // Runs a window binding: errors go to the window's error handler (MPI_Win_set_errhandler),
 // MPI_ERRORS_ARE_FATAL unless set; an invalid handle's to MPI_COMM_WORLD's.
-int win_call(const char* name, MPI_Win w, const std::function<int()>& body);
+int win_call(const char* name, MPI_Win w, CallBody body);
 
 // Waits for `w`'s transfers to `target` (all targets: -1) and releases them; false if there
 // was nothing to wait for.

@@ -3,7 +3,6 @@
 #include "mpi/shim.hpp"
 
 #include <fmt/format.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +13,7 @@
 
 #include "core/datatype.hpp"
 #include "mgen/mpi/run.hpp"
+#include "mgen/runtime/compute_clock.hpp"
 
 namespace mgen::mpi::abi {
 namespace {
@@ -81,10 +81,12 @@ int to_mpi_class(int mgen_class) {
   }
 }
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+// The application's compute since the rank last left MPI, on the rank's clock: times the
+// node's cpu_scale (target CPU time per second of this host's).
+void charge_compute(World& w, uint64_t ns) {
+  if (ns == 0) return;
+  const double ps = static_cast<double>(ns) * 1e3 * w.node_config().cpu_scale;
+  if (ps >= 0.5) w.compute(w.current(), simcore::Time::ps(std::llround(ps)));
 }
 
 RankState& state_of(World& w, RankId id) {
@@ -297,7 +299,10 @@ void fail(int mpi_class, const std::string& message) {
   throw MpiError{mpi_class, message};
 }
 
-int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& body) {
+int call(const char* name, MPI_Comm comm_handle, CallBody body) {
+  // The application's compute ends here, before mgen does anything else of its own
+  // (compute_clock.hpp says which clock and why); 0 unless compute is measured.
+  const uint64_t computed_ns = runtime::compute_stop_ns();
   World* w = World::active();
   if (w == nullptr || !w->in_rank()) {
     std::fprintf(stderr, "mgen: %s called outside a simulated rank; run the program with `mgen run`\n", name);
@@ -327,11 +332,15 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
                     r.id, name, st.finalized ? "after MPI_Finalize" : "before MPI_Init"));
   }
   const bool measure = w->job().measure_compute;
-  if (measure) {
-    const double now = thread_cpu_seconds();
-    const double t = std::max(0.0, now - st.cpu_mark) * w->node_config().cpu_scale;
-    if (t > 0) w->compute(r, simcore::Time::ps(std::llround(t * 1e12)));
-  }
+  if (measure) charge_compute(*w, computed_ns);
+  // ... and starts again when this call returns, after everything else mgen does (this guard is
+  // destroyed last).
+  struct Resume {
+    bool measure;
+    ~Resume() {
+      if (measure) runtime::compute_start();
+    }
+  } resume{measure};
   api::Binding& b = api::binding();
   b.name = name;
   b.throw_errors = true;
@@ -343,15 +352,13 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
   struct Leave {
     RankState& st;
     api::Binding& b;
-    bool measure;
     int saved_errno;
     ~Leave() {
       --st.depth;
       b = api::Binding{};
-      if (measure) st.cpu_mark = thread_cpu_seconds();
       errno = saved_errno;
     }
-  } leave{st, b, measure, errno};
+  } leave{st, b, errno};
   int mpi_class = MPI_SUCCESS;
   std::string message;
   try {
@@ -391,18 +398,15 @@ int call(const char* name, MPI_Comm comm_handle, const std::function<int()>& bod
 
 void mpi_program_begin_impl() {
   World* w = World::active();
-  RankState& st = state_of(*w, w->current().id);
-  st.cpu_mark = thread_cpu_seconds();
+  state_of(*w, w->current().id);
   set_extra_reductions(ExtraReductions{&extra_reduce, &extra_type_info});
+  if (w->job().measure_compute) runtime::compute_start();
 }
 
 void mpi_program_end_impl() {
   World* w = World::active();
   RankState& st = state_of(*w, w->current().id);
-  if (w->job().measure_compute) {
-    const double t = std::max(0.0, thread_cpu_seconds() - st.cpu_mark) * w->node_config().cpu_scale;
-    if (t > 0) w->compute(w->current(), simcore::Time::ps(std::llround(t * 1e12)));
-  }
+  if (w->job().measure_compute) charge_compute(*w, runtime::compute_stop_ns());
   // Buffered and freed sends still in flight complete before the rank is done.
   if (!st.detached.empty()) {
     std::vector<MGEN_Request> d;

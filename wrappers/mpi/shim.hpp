@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -140,7 +141,6 @@ struct RankState {
   bool initialized = false, finalized = false;
   int sessions = 0;  // open MPI sessions (sessions.cpp): MPI is usable while any is open
   int thread_level = MPI_THREAD_SINGLE;
-  double cpu_mark = 0;                               // thread CPU seconds when the rank last left MPI
   simcore::Time last_wtime = simcore::Time::ps(-1);  // what the rank's previous MPI_Wtime read
   int depth = 0;                                     // nesting of Calls (bindings calling bindings)
   std::string error_text;                            // why the last failed request failed (complete())
@@ -159,8 +159,25 @@ struct MpiError {
 // Raises an MPI error in the current call (handled by the communicator's error handler).
 [[noreturn]] void fail(int mpi_class, const std::string& message);
 
+// A binding's body, borrowed for the length of the call. Unlike std::function it never
+// allocates: a lambda capturing more than two references made std::function allocate on the
+// heap before call() was entered and free it after call() returned, and that time was counted
+// as the application's compute (30-50 ns per MPI_Test or MPI_Iprobe, docs/PERFORMANCE.md).
+class CallBody {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, CallBody>>>
+  CallBody(F&& f)  // NOLINT(google-explicit-constructor): bindings pass their lambdas as they are
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        run_([](void* o) -> int { return (*static_cast<std::remove_reference_t<F>*>(o))(); }) {}
+  int operator()() const { return run_(object_); }
+
+ private:
+  void* object_;
+  int (*run_)(void*);
+};
+
 // Runs a binding: see the file comment. `comm` selects the error handler.
-int call(const char* name, MPI_Comm comm, const std::function<int()>& body);
+int call(const char* name, MPI_Comm comm, CallBody body);
 // For functions valid before MPI_Init / outside a rank (they do not need a rank).
 bool in_rank();
 

@@ -67,8 +67,8 @@ template <class Run>  // int(MPI_Status*)
 int sendrecv(Op op, int sn, MPI_Datatype st, int dest, int stag, int rn, MPI_Datatype rt, int src, int rtag,
              MPI_Comm comm, MPI_Status* status, const Run& run) {
   if (!recording()) return run(status);
-  Statuses s(status, 1);
   Call c(op);
+  Statuses s(status, 1);
   const int rc = run(s.get());
   Record& r = c.record();
   endpoint(r, comm, dest, stag, sn, st);
@@ -104,10 +104,10 @@ void index_done(Record& r, const std::vector<Known>& ks, const MPI_Status* s, in
 template <class Run, class Done>  // int(MPI_Status*), void(Record&, const std::vector<Known>&, const MPI_Status*)
 int complete(Op op, int n, MPI_Request* rs, MPI_Status* given, int n_status, const Run& run, const Done& done) {
   if (!recording()) return run(given);
+  Call c(op);
   Statuses s(given, n_status);
   const std::vector<MPI_Request> before(rs, rs + n);
   const std::vector<Known> ks = look_up(n, rs);
-  Call c(op);
   const int rc = run(s.get());
   Record& r = c.record();
   for (const Known& k : ks)
@@ -142,8 +142,8 @@ int on_request(Op op, MPI_Request* q, int (*fn)(MPI_Request*)) {
 template <class Run>  // int(MPI_Status*)
 int probe(Op op, int src, int tag, MPI_Comm comm, const int* flag, MPI_Status* status, const Run& run) {
   if (!recording()) return run(status);
-  Statuses s(status, 1);
   Call c(op);
+  Statuses s(status, 1);
   const int rc = run(s.get());
   Record& r = c.record();
   r.comm = comm_id(comm);
@@ -198,8 +198,8 @@ int MPI_Rsend_init(const void* b, int n, MPI_Datatype t, int d, int tag, MPI_Com
 
 int MPI_Recv(void* b, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status* status) {
   if (!recording()) return PMPI_Recv(b, n, t, src, tag, comm, status);
-  Statuses s(status, 1);
   Call c(Op::kRecv);
+  Statuses s(status, 1);
   const int rc = PMPI_Recv(b, n, t, src, tag, comm, s.get());
   endpoint(c.record(), comm, src, tag, n, t);
   c.record().status = received(*s.get());

@@ -29,6 +29,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "mgen/runtime/compute_clock.hpp"
 #include "recorder.hpp"
 
 using mgen::trace::CommKind;
@@ -59,7 +60,10 @@ struct State {
   uint8_t buffer[kBuffer];
   volatile size_t committed = 0;
   uint64_t records = 0;
-  uint64_t last_cpu = 0, last_wall = 0;  // when the previous call returned
+  uint64_t last_wall = 0;  // when the previous call returned
+  // Computation not written yet: calls without communication (Local) and the computation
+  // before them count with the computation before the next call that has a record of its own.
+  uint64_t pending_cpu = 0;
   uint64_t last_flush = 0;
   trace::Record current;         // the call being recorded
   std::vector<uint8_t> encoded;  // its bytes
@@ -189,36 +193,51 @@ void close_trace() {
 
 }  // namespace
 
-Call::Call(Op op) : cpu0_(0), wall0_(0), record_(g->current) {
+// The application's computation between calls is measured by the compute stopwatch
+// (mgen/runtime/compute_clock.hpp: the wall clock between context switches, the thread CPU time
+// across them, less the clocks' own time): stopped first thing when a call comes in, started
+// again when its Call is destroyed (the wrapper's last act), so the recorder's own work is not
+// counted.
+Call::Call(Op op) : wall0_(0), record_(g->current) {
+  const uint64_t computed = runtime::compute_stop_ns();
   trace::reset(record_, op);
   g->in_call = true;
   wall0_ = clock_ns(CLOCK_MONOTONIC);
-  // The thread's CPU time costs a system call to read; a call without communication (Local)
-  // leaves it alone: its time then counts with the computation before the next call.
-  cpu0_ = op == Op::kLocal ? g->last_cpu : clock_ns(CLOCK_THREAD_CPUTIME_ID);
   if (op == Op::kInit) {  // nothing before MPI_Init counts
     g->last_wall = wall0_;
-    g->last_cpu = cpu0_;
+    g->pending_cpu = 0;
+    return;
   }
+  g->pending_cpu += computed;
+  if (op == Op::kLocal) {
+    // The call's own time (MPI_Pack's copy, MPI_Type_commit...) is computation too.
+    runtime::compute_start();
+    return;
+  }
+  record_.dt_cpu = g->pending_cpu;
+  g->pending_cpu = 0;
 }
 
 void Call::end() {
+  if (record_.op == Op::kLocal) g->pending_cpu += runtime::compute_stop_ns();
   g->in_call = false;
   const uint64_t wall1 = clock_ns(CLOCK_MONOTONIC);
-  record_.dt_cpu = cpu0_ > g->last_cpu ? cpu0_ - g->last_cpu : 0;
   record_.dt_wall = wall0_ > g->last_wall ? wall0_ - g->last_wall : 0;
   record_.dur = wall1 - wall0_;
   g->encoded.clear();
   trace::encode(g->encoded, record_);
   append(g->encoded);
   g->last_wall = clock_ns(CLOCK_MONOTONIC);
-  if (record_.op != Op::kLocal) g->last_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   // At least once a second on disk, so that even a rank killed without a chance to flush
   // (SIGKILL) leaves most of its trace.
   if (g->last_wall - g->last_flush > 1000000000ull) {
     flush();
     g->last_flush = g->last_wall;
   }
+}
+
+Call::~Call() {
+  runtime::compute_start();
 }
 
 bool recording() {
@@ -322,6 +341,7 @@ namespace {
 // initialisation (the run starts when MPI_Init returns); `level` is the Init record's field.
 int record_init(const std::function<int()>& init, const std::function<uint64_t()>& level) {
   if (g == nullptr) g = new State();
+  mgen::runtime::compute_clock_info();  // measured once per process (a few ms), outside every record
   Call c(Op::kInit);
   const int rc = init();
   PMPI_Comm_rank(MPI_COMM_WORLD, &g->rank);

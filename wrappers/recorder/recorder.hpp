@@ -13,15 +13,20 @@ namespace mgen::recorder {
 
 // One call being recorded: stamps the time at entry; the wrapper fills the record's fields
 // (those its row of trace/include/mgen/trace/calls.def lists: the table decides what is
-// written, and in which order); end() writes the record.
+// written, and in which order); end() writes the record. The application's computation stops
+// when a Call is made and starts again when it is destroyed, so a wrapper makes its Call
+// first and keeps it to the end: the recorder's own work around it is then not computation.
 class Call {
  public:
   explicit Call(trace::Op op);
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
   trace::Record& record() { return record_; }
   void end();
 
  private:
-  uint64_t cpu0_, wall0_;
+  uint64_t wall0_;
   trace::Record& record_;
 };
 
