@@ -43,7 +43,17 @@ check() {  # check DESCRIPTION PYTHON-PROGRAM: it prints "ok: FIGURES" or the re
 
 "$build/mgen-cc" -O2 -o "$work/empty_calls" "$src/tests/tools/programs/empty_calls.c" || exit 1
 "$build/mgen-cc" -O2 -o "$work/spin_compute" "$src/tests/tools/programs/spin_compute.c" || exit 1
-"$mgen" info | grep -A1 "measured compute"
+# mgen info reports the stopwatch's clock, cost, bias and noise on this host.
+"$mgen" info >"$work/info.txt" 2>&1
+grep -A1 "measured compute" "$work/info.txt"
+if grep -Eq "measured compute: .*CLOCK_THREAD_CPUTIME_ID" "$work/info.txt" &&
+  grep -Eq "clock read [0-9]+ ns \(thread CPU clock [0-9]+ ns\); per MPI call bias [0-9]+ ns subtracted, noise [0-9]+ ns" \
+    "$work/info.txt"; then
+  echo "ok: mgen info prints the measured-compute clock"
+else
+  echo "FAIL: mgen info prints the measured-compute clock"
+  failures=$((failures + 1))
+fi
 n=200000
 for kind in rank test iprobe; do
   "$mgen" run -n 2 -q --report "$work/$kind.json" "$work/empty_calls" "$kind" "$n" || failures=$((failures + 1))
