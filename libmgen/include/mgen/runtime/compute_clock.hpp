@@ -27,7 +27,8 @@
 namespace mgen::runtime {
 
 // What measuring compute costs on this host, measured once per process (a few ms, on first
-// use): for `mgen info` and `mgen calibrate`.
+// use): for `mgen info` and `mgen calibrate`. Without switch detection, clock_read_ns, bias_ns
+// and noise_ns are the thread CPU clock's (then equal to cpu_read_ns and the switch_ fields).
 struct ComputeClockInfo {
   const char* method;     // the clocks used, in words
   bool switch_detection;  // rseq tells context switches apart: the wall clock is used between them
