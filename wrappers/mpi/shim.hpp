@@ -162,7 +162,7 @@ struct MpiError {
 // A binding's body, borrowed for the length of the call. Unlike std::function it never
 // allocates: a lambda capturing more than two references made std::function allocate on the
 // heap before call() was entered and free it after call() returned, and that time was counted
-// as the application's compute (30-50 ns per MPI_Test or MPI_Iprobe, docs/PERFORMANCE.md).
+// as the application's compute (15-50 ns per MPI_Test or MPI_Iprobe, docs/PERFORMANCE.md).
 class CallBody {
  public:
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, CallBody>>>
