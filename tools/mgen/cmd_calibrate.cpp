@@ -338,14 +338,14 @@ void plot(const std::string& dir, const Comparison& c, const std::string& title)
     << fmt::format("set output '{}'\n", (fs::path(dir) / "calibrate_latency.png").string())
     << fmt::format("set title \"{}: ping-pong, one way\"\nset logscale y\nset ylabel 'time (us)'\n", title)
     << fmt::format(
-           "plot '{0}' using 2:($1 eq 'pingpong_us' ? $3 : 1/0) with points pt 7 title 'measured (MPICH)', "
-           "'{0}' using 2:($1 eq 'pingpong_us' ? $4 : 1/0) with linespoints pt 4 title 'simulated (mgen)'\n",
+           "plot '{0}' using 2:(strcol(1) eq 'pingpong_us' ? $3 : 1/0) with points pt 7 title 'measured (MPICH)', "
+           "'{0}' using 2:(strcol(1) eq 'pingpong_us' ? $4 : 1/0) with linespoints pt 4 title 'simulated (mgen)'\n",
            data.string())
     << fmt::format("set output '{}'\n", (fs::path(dir) / "calibrate_bandwidth.png").string())
     << fmt::format("set title \"{}: streaming bandwidth\"\nset ylabel 'MB/s'\n", title)
     << fmt::format(
-           "plot '{0}' using 2:($1 eq 'stream_MBps' ? $3 : 1/0) with points pt 7 title 'measured (MPICH)', "
-           "'{0}' using 2:($1 eq 'stream_MBps' ? $4 : 1/0) with linespoints pt 4 title 'simulated (mgen)'\n",
+           "plot '{0}' using 2:(strcol(1) eq 'stream_MBps' ? $3 : 1/0) with points pt 7 title 'measured (MPICH)', "
+           "'{0}' using 2:(strcol(1) eq 'stream_MBps' ? $4 : 1/0) with linespoints pt 4 title 'simulated (mgen)'\n",
            data.string());
   s.close();
   if (std::system(fmt::format("gnuplot '{}'", gp.string()).c_str()) != 0) {

@@ -142,48 +142,61 @@ Fit fit(const Measurements& m, const FitOptions& opt) {
   }
 
   const double env = static_cast<double>(f.envelope);
-  // The eager line T = c + (bytes + env) beta over the first k+1 sizes: the largest k whose line
-  // fits every one of its points within eager_tolerance (at least the 4 smallest sizes).
+  // The eager threshold: where the time more than doubles from one size to the next. Sizes
+  // double, so copies alone can at most double the time; more is a fixed cost added, the
+  // rendezvous handshake. Without such a step every size is eager.
   size_t k = pp.size() - 1;
-  std::pair<double, double> line;
-  for (;; --k) {
-    std::vector<std::pair<double, double>> pts;
-    for (size_t i = 0; i <= k; ++i)
-      pts.emplace_back(static_cast<double>(pp[i].first) + env, fitted[i]);
-    line = line_fit(pts);
-    double worst = 0;
-    for (const auto& [x, t] : pts)
-      worst = std::max(worst, std::abs((line.first + x * line.second) / t - 1));
-    const bool forced = opt.eager_threshold != 0;
-    if (forced ? pp[k].first <= opt.eager_threshold : worst <= opt.eager_tolerance) break;
-    if (k == 3) {
-      f.notes.push_back(fmt::format("no eager line fits the 4 smallest sizes within {:.0f}% (worst {:.1f}%)",
-                                    opt.eager_tolerance * 100, worst * 100));
-      break;
+  if (opt.eager_threshold != 0) {
+    while (k > 0 && pp[k].first > opt.eager_threshold)
+      --k;
+  } else {
+    double steepest = opt.jump_ratio;
+    bool found = false;
+    // Only where fixed costs are still a large part of the time (up to 8 times the smallest
+    // size's): further on, a step that more than doubles the time is a slower copy rate (a
+    // cache level left behind), which the rows below take.
+    for (size_t i = 0; i + 1 < pp.size() && fitted[i] <= 8 * fitted[0]; ++i) {
+      const double ratio = fitted[i + 1] / fitted[i] * static_cast<double>(pp[i].first) /
+                           static_cast<double>(pp[i + 1].first) * 2;  // as if the step were a doubling
+      if (ratio > steepest) {
+        steepest = ratio;
+        k = i;
+        found = true;
+      }
+    }
+    // A step smaller than the small-message time does not show in the ratio: then the largest
+    // range of sizes that one line fits within eager_tolerance is eager.
+    for (; !found && k > 3; --k) {
+      std::vector<std::pair<double, double>> all;
+      for (size_t i = 0; i <= k; ++i)
+        all.emplace_back(static_cast<double>(pp[i].first) + env, fitted[i]);
+      const auto [c, b] = line_fit(all);
+      double worst = 0;
+      for (const auto& [x, t] : all)
+        worst = std::max(worst, std::abs((c + x * b) / t - 1));
+      if (worst <= opt.eager_tolerance) break;
     }
   }
-  double c_e = line.first;
-  double beta = line.second;  // s per byte... in us per byte
-  if (beta <= 0) {
-    // Flat: the copies are too short to see; take the fastest rate measured beyond the line.
-    beta = 1e-5;  // 100 GB/s in us per byte
-    f.notes.push_back("the eager sizes show no bandwidth term; the copy rate is set to 100 GB/s");
-  }
-  f.bandwidth = 1e6 / beta;
   f.eager_threshold = k + 1 < pp.size() ? pp[k].first : pp.back().first;
 
-  // Split c_e = o_s + o_r + L (the line's x is bytes + env): L from the jump to the first rendezvous size, which the
-  // model makes 2 L + env beta (two control copies) when that size's own copy runs at the
-  // eager rate.
-  const double rest = c_e - f.send_overhead_ns * 1e-3;
-  double l = 0;
-  if (k + 1 < pp.size()) {
-    const double s1 = static_cast<double>(pp[k + 1].first);
-    const double eager_at_s1 = c_e + (s1 + env) * beta;
-    const double jump = fitted[k + 1] - eager_at_s1;
-    l = (jump - env * beta) / 2;
+  // The small-message line T = c + (bytes + env) beta, over the sizes up to small_limit.
+  std::vector<std::pair<double, double>> pts;
+  for (size_t i = 0; i <= k && (pp[i].first <= opt.small_limit || pts.size() < 2); ++i)
+    pts.emplace_back(static_cast<double>(pp[i].first) + env, fitted[i]);
+  const std::pair<double, double> line = line_fit(pts);
+  const double c_e = line.first;
+  double beta = line.second;  // us per byte
+  if (beta <= 0) {
+    beta = 1e-5;  // 100 GB/s
+    f.notes.push_back("the small sizes show no bandwidth term; their copy rate is set to 100 GB/s");
   }
-  if (rest < 0) {
+  f.bandwidth = 1e6 / beta;
+
+  // Split c_e = o_s + o_r + L. Streaming small messages, the receiver completes one message per
+  // o_r (the sender posts one per o_s, the copies overlap), so o_r is the time per message of
+  // the smallest streamed size; without that measurement, L comes from the rendezvous step,
+  // which the model makes 2 L + env beta.
+  if (c_e - f.send_overhead_ns * 1e-3 < 0) {
     f.notes.push_back(
         fmt::format("posting an Isend ({:.3f} us) costs more than a whole small message ({:.3f} us): "
                     "the send overhead is cut to fit",
@@ -191,33 +204,42 @@ Fit fit(const Measurements& m, const FitOptions& opt) {
     f.send_overhead_ns = std::max(0.0, c_e) * 1e3;
   }
   const double room = std::max(0.0, c_e - f.send_overhead_ns * 1e-3);
-  if (l < 0) l = 0;
-  if (l > room) {
-    f.notes.push_back(
-        fmt::format("the rendezvous jump asks for a copy latency of {:.3f} us, more than the {:.3f} us "
-                    "a small message leaves: latency set to {:.3f} us, the rendezvous rates take the rest",
-                    l, room, room));
-    l = room;
+  double l = 0;
+  auto smallest_stream = std::min_element(m.stream.begin(), m.stream.end(),
+                                          [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (smallest_stream != m.stream.end() && smallest_stream->second.best > 0) {
+    const double per_message = static_cast<double>(smallest_stream->first) / smallest_stream->second.best;  // us
+    l = room - std::min(per_message, room);
+  } else if (k + 1 < pp.size()) {
+    const double s1 = static_cast<double>(pp[k + 1].first);
+    l = (fitted[k + 1] - (c_e + (s1 + env) * beta) - env * beta) / 2;
+    if (l > room) {
+      f.notes.push_back(
+          fmt::format("the rendezvous step asks for a copy latency of {:.3f} us, more than the {:.3f} us a small "
+                      "message leaves: latency set to {:.3f} us, the rendezvous rates take the rest",
+                      l, room, room));
+    }
+    l = std::clamp(l, 0.0, room);
   }
   f.latency_ns = l * 1e3;
   f.recv_overhead_ns = (room - l) * 1e3;
 
-  // Rendezvous sizes: the rate each one needs, rows merged while they agree.
+  // Every larger size: the copy rate it needs, rows merged while they agree.
+  const double fixed_e = c_e;
   const double fixed_r = f.send_overhead_ns * 1e-3 + f.recv_overhead_ns * 1e-3 + 3 * l + 2 * env * beta;
-  for (size_t i = k + 1; i < pp.size(); ++i) {
-    const double s = static_cast<double>(pp[i].first);
-    const double left = fitted[i] - fixed_r;
+  for (size_t i = pts.size(); i < pp.size(); ++i) {
+    const bool eager = i <= k;
+    const double s = static_cast<double>(pp[i].first) + (eager ? env : 0);
+    const double left = fitted[i] - (eager ? fixed_e : fixed_r);
     if (left <= 0) {
       f.notes.push_back(
-          fmt::format("{} bytes: faster than the model's fixed costs; given the eager rate", pp[i].first));
+          fmt::format("{} bytes: faster than the model's fixed costs; given the previous rate", pp[i].first));
       continue;
     }
     const double rate = s / left * 1e6;
     const double prev = f.bandwidth_by_size.empty() ? f.bandwidth : f.bandwidth_by_size.back().second;
     if (std::abs(rate / prev - 1) > opt.merge_tolerance) f.bandwidth_by_size.emplace_back(pp[i].first, rate);
   }
-  // A row just past the eager threshold must not change the envelope's rate (it never does:
-  // rows start above the threshold, and an envelope is smaller).
   for (size_t i = 0; i < pp.size(); ++i)
     f.residuals.push_back(Residual{pp[i].first, fitted[i], pingpong_model_us(f, pp[i].first)});
   return f;

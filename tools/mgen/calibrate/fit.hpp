@@ -10,12 +10,13 @@
 // with o_s, o_r the send and receive overheads, L the node's copy latency, env the envelope and
 // R(size) the copy rate for that size (node.memory_bandwidth, or node.memory_bandwidth_by_size's
 // row). The fit takes o_s from the measured cost of posting an Isend, picks the largest eager
-// range that one rate fits within 3%, gives the rendezvous sizes a rate each (merged where they
-// agree), and splits the rest of the small-message time between L and o_r by the jump at the
-// eager threshold. The fit reads the fastest batch of each measurement (each batch averages
-// many repetitions): on a shared computer a batch that another process interrupted is slower,
-// never faster; and a ping-pong time is made non-decreasing in the size (a size slower than a
-// larger one was interrupted). Everything else is measured directly: poll and MPI_Wtime costs, the dense and
+// threshold where the time more than doubles between two sizes (a fixed cost added: the
+// rendezvous handshake), fits the small sizes' line (intercept and rate), gives every larger size
+// the rate it needs (rows merged where they agree), and splits the small-message time between L
+// and o_r by the message rate of streamed small messages (the receiver completes one per o_r). The fit reads the
+// fastest batch of each measurement (each batch averages many repetitions): on a shared computer a batch that another
+// process interrupted is slower, never faster; and a ping-pong time is made non-decreasing in the size (a size slower
+// than a larger one was interrupted). Everything else is measured directly: poll and MPI_Wtime costs, the dense and
 // STREAM kernels' rates.
 #pragma once
 
@@ -78,7 +79,9 @@ struct Fit {
 
 struct FitOptions {
   uint64_t envelope = 64;
-  double eager_tolerance = 0.03;  // the eager line must fit within this
+  double jump_ratio = 2.1;        // a step from one size to the next that more than doubles the time (x 2.1)
+  double eager_tolerance = 0.03;  // without such a step: the eager sizes' line fits within this
+  uint64_t small_limit = 1024;    // the small-message line is fitted up to this size
   double merge_tolerance = 0.03;  // neighbouring rendezvous rates closer than this share a row
   uint64_t eager_threshold = 0;   // nonzero: use this instead of finding the knee
 };
