@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mgen/mpi/config.hpp"
@@ -20,7 +21,9 @@ class NodeMemory {
   NodeMemory(simcore::Engine& engine, net::NetworkModel& network, const NodeConfig& node, net::MessageSink& sink);
 
   // At engine.now(), like NetworkModel::inject.
-  void inject(net::EndpointId src, net::EndpointId dst, simcore::Bytes size, uint64_t cookie);
+  // src_rank, dst_rank: the ranks whose cores copy, when copies have two stages.
+  void inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank, simcore::Bytes size,
+              uint64_t cookie);
   bool owns(uint16_t kind) const {
     return network_.owns(kind) || kinds_.contains(kind);
   }  // network first: most events are its
@@ -39,6 +42,12 @@ class NodeMemory {
   simcore::Time latency_;
   simcore::KindRange kinds_;
   std::vector<simcore::Time> free_at_;  // per node: when its copy engine is free
+  uint32_t stages_;
+  // Two stages: per rank, its core's booked copies (start, end), sorted; a later copy may take an
+  // earlier gap (the core copies what is ready).
+  std::vector<std::vector<std::pair<simcore::Time, simcore::Time>>> cores_;
+  simcore::Time book(std::vector<std::pair<simcore::Time, simcore::Time>>& busy, simcore::Time ready,
+                     simcore::Time len);
   uint64_t copies_ = 0;
 };
 

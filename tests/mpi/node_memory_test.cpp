@@ -2,7 +2,9 @@
 // node's copy engine (closed form below); messages between nodes go to the network untouched.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <map>
+#include <vector>
 
 #include "core/node_memory.hpp"
 
@@ -36,10 +38,10 @@ TEST_CASE("intra-node messages are copies serialised on the node's copy engine; 
   REQUIRE(network.topology().node_of(1) == 0);
   REQUIRE(network.topology().node_of(2) == 1);
 
-  memory.inject(0, 1, Bytes(4000), 1);  // node 0: a 1 us copy
-  memory.inject(1, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
-  memory.inject(2, 3, Bytes(1000), 3);  // node 1: its own copy engine
-  memory.inject(0, 2, Bytes(1000), 4);  // node 0 to node 1: the network
+  memory.inject(0, 1, 0, 1, Bytes(4000), 1);  // node 0: a 1 us copy
+  memory.inject(1, 0, 1, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
+  memory.inject(2, 3, 2, 3, Bytes(1000), 3);  // node 1: its own copy engine
+  memory.inject(0, 2, 0, 2, Bytes(1000), 4);  // node 0 to node 1: the network
   engine.run([&](const simcore::Event& e) {
     REQUIRE(memory.owns(e.kind));
     memory.dispatch(e);
@@ -53,4 +55,62 @@ TEST_CASE("intra-node messages are copies serialised on the node's copy engine; 
   CHECK(sink.sent.at(4) == z.sent);
   CHECK(sink.delivered.at(4) == z.delivered);
   CHECK(network.totals().messages_delivered == 1);
+}
+
+namespace {
+
+// Delivery times of copies on node 0 of a 2x2 torus with two NICs per node (endpoints 0 and 1):
+// each copy is (src rank, dst rank, bytes), injected at time 0 in order.
+std::map<uint64_t, Time> deliver(const mpi::NodeConfig& node, const std::vector<std::array<uint32_t, 3>>& copies) {
+  net::NetworkConfig config;
+  config.topology.kind = "torus";
+  config.topology.dims = {2, 2};
+  config.nic.nics_per_node = 2;
+  simcore::Engine engine;
+  Sink sink;
+  net::NetworkModel network(engine, config, sink);
+  mpi::NodeMemory memory(engine, network, node, sink);
+  uint64_t cookie = 0;
+  for (const auto& [src, dst, bytes] : copies)
+    memory.inject(src, dst, src, dst, Bytes(bytes), cookie++);
+  engine.run([&](const simcore::Event& e) { memory.dispatch(e); });
+  return sink.delivered;
+}
+
+}  // namespace
+
+TEST_CASE("node.memory_bandwidth_by_size: a copy runs at the rate of the last row its size reaches", "[node_memory]") {
+  mpi::NodeConfig node;
+  node.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 250 ps per byte
+  node.memory_latency = Time::ns(100);
+  node.memory_bandwidth_by_size = {{Bytes(4096), simcore::Bandwidth::gigabytes_per_second(8)},
+                                   {Bytes(65536), simcore::Bandwidth::gigabytes_per_second(2)}};
+  CHECK(deliver(node, {{0, 1, 4095}}).at(0) == Time::ps(4095 * 250) + Time::ns(100));
+  CHECK(deliver(node, {{0, 1, 4096}}).at(0) == Time::ps(4096 * 125) + Time::ns(100));
+  CHECK(deliver(node, {{0, 1, 65535}}).at(0) == Time::ps(65535 * 125) + Time::ns(100));
+  CHECK(deliver(node, {{0, 1, 65536}}).at(0) == Time::ps(65536 * 500) + Time::ns(100));
+}
+
+TEST_CASE("node.copy_stages = 2: one copy takes as long as with one stage, a stream overlaps the halves",
+          "[node_memory]") {
+  mpi::NodeConfig one;
+  one.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 250 ps per byte
+  one.memory_latency = Time::ns(100);
+  mpi::NodeConfig two = one;
+  two.copy_stages = 2;
+  // One copy: 8000 B at 4 GB/s = 2 us either way (two halves of 1 us at 8 GB/s).
+  CHECK(deliver(one, {{0, 1, 8000}}).at(0) == Time::ns(2100));
+  CHECK(deliver(two, {{0, 1, 8000}}).at(0) == Time::ns(2100));
+  // Three copies 0 -> 1 at once: one engine delivers every 2 us; two stages every 1 us once the
+  // pipeline is full (the sender's core copies message k+1 while the receiver's copies k).
+  const auto a = deliver(one, {{0, 1, 8000}, {0, 1, 8000}, {0, 1, 8000}});
+  CHECK(a.at(2) == Time::ns(6100));
+  const auto b = deliver(two, {{0, 1, 8000}, {0, 1, 8000}, {0, 1, 8000}});
+  CHECK(b.at(0) == Time::ns(2100));
+  CHECK(b.at(1) == Time::ns(3100));
+  CHECK(b.at(2) == Time::ns(4100));
+  // Both ways at once: each core copies out its own receive after copying in its send.
+  const auto c = deliver(two, {{0, 1, 8000}, {1, 0, 8000}});
+  CHECK(c.at(0) == Time::ns(2100));
+  CHECK(c.at(1) == Time::ns(2100));
 }

@@ -203,6 +203,7 @@ double load_average() {
 struct Comparison {
   std::vector<std::tuple<uint64_t, double, double>> pingpong, stream;  // bytes, measured, simulated
   double worst_pingpong = 0, worst_stream = 0;
+  double stream_log_error = 0;  // the mean |log(simulated / measured)| of the streaming sizes
   uint64_t worst_pingpong_at = 0, worst_stream_at = 0;
 };
 
@@ -222,10 +223,13 @@ Comparison compare(const Measurements& real, const Measurements& sim) {
   };
   join(real.pingpong, sim.pingpong, c.pingpong, c.worst_pingpong, c.worst_pingpong_at);
   join(real.stream, sim.stream, c.stream, c.worst_stream, c.worst_stream_at);
+  for (const auto& [bytes, meas, simv] : c.stream)
+    c.stream_log_error += std::abs(std::log(simv / meas)) / static_cast<double>(c.stream.size());
   return c;
 }
 
-std::string machine_file(const CalibrateCli& o, const Measurements& m, const Fit& f, const Comparison* check) {
+std::string machine_file(const CalibrateCli& o, const Measurements& m, const Fit& f, const Comparison* check,
+                         uint32_t stages) {
   const auto now = std::time(nullptr);
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
@@ -297,6 +301,13 @@ std::string machine_file(const CalibrateCli& o, const Measurements& m, const Fit
       rows += fmt::format("{}[\"{}\", {}]", rows.empty() ? "" : ", ", size_text(b), gbs(r));
     line(fmt::format("memory_bandwidth_by_size = [{}]", rows));
   }
+  if (stages == 2) {
+    line("# each copy is the sender's core's half, then the receiver's: a stream overlaps them (the");
+    line("# check's streaming fits better so than with one copy engine per node)");
+  } else {
+    line("# one copy engine per node (the check's streaming fits better so than with two stages)");
+  }
+  line(fmt::format("copy_stages = {}", stages));
   line("# This computer is the target: a second of CPU time measured here (a replayed trace's, a recompiled");
   line("# program's) is a second on the target");
   line("cpu_scale = 1.0");
@@ -405,7 +416,7 @@ int calibrate_host(const CalibrateCli& o) {
   const Fit f = calibrate::fit(real);
 
   // The file once without the check, so that the check can run on it.
-  const std::string first = machine_file(o, real, f, nullptr);
+  const std::string first = machine_file(o, real, f, nullptr, 1);
   {
     std::ofstream out(o.out);
     if (!out) throw std::invalid_argument("--out: cannot write " + o.out);
@@ -424,11 +435,19 @@ int calibrate_host(const CalibrateCli& o) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<std::string> check_env = env;
   check_env.push_back("MGEN_CALIB_COMM_ONLY=1");  // no kernels: the check charges no computation
-  const Measurements sim = benchmark({self.string(), "run", "-q", "--ignore-compute", "-c", o.out, "-n",
-                                      std::to_string(real.ranks), sim_exe.string(), args[0], args[1]},
-                                     "checking", "", check_env);
-  const Comparison c = compare(real, sim);
-  std::ofstream(o.out) << machine_file(o, real, f, &c);
+  // Both copy models, the one whose streaming is closer kept (the ping-pong is the same).
+  auto check = [&](uint32_t stages) {
+    std::ofstream(o.out) << machine_file(o, real, f, nullptr, stages);
+    const Measurements sim =
+        benchmark({self.string(), "run", "-q", "--ignore-compute", "-c", o.out, "-n", std::to_string(real.ranks),
+                   sim_exe.string(), args[0], args[1]},
+                  fmt::format("checking ({} copy stage{})", stages, stages == 1 ? "" : "s"), "", check_env);
+    return compare(real, sim);
+  };
+  const Comparison one = check(1), two = check(2);
+  const uint32_t stages = two.stream_log_error < one.stream_log_error ? 2 : 1;
+  const Comparison& c = stages == 2 ? two : one;
+  std::ofstream(o.out) << machine_file(o, real, f, &c, stages);
   if (!o.table.empty()) write_table(o.table, c);
   if (!o.plots.empty()) plot(o.plots, c, fmt::format("{} ({} ranks)", host_name(), real.ranks));
 
@@ -437,6 +456,9 @@ int calibrate_host(const CalibrateCli& o) {
              f.bandwidth / 1e9,
              f.bandwidth_by_size.empty() ? "" : fmt::format(" ({} rates for larger sizes)", f.bandwidth_by_size.size()),
              f.gflops, f.stream_bandwidth / 1e9);
+  fmt::print("  copies: {} stage{} (mean streaming error {:.1f}% with one, {:.1f}% with two)\n", stages,
+             stages == 1 ? "" : "s", (std::exp(one.stream_log_error) - 1) * 100,
+             (std::exp(two.stream_log_error) - 1) * 100);
   fmt::print("  mpi: send {:.1f} ns, receive {:.1f} ns, poll {:.1f} ns, eager up to {} bytes\n", f.send_overhead_ns,
              f.recv_overhead_ns, f.poll_overhead_ns, f.eager_threshold);
   fmt::print(
