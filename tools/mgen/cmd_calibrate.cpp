@@ -235,9 +235,15 @@ std::string machine_file(const CalibrateCli& o, const Measurements& m, const Fit
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::string s;
   auto line = [&](const std::string& l) { s += l + "\n"; };
-  line(fmt::format("# {} measured by `mgen calibrate -n {}` on {} ({} x {}).", o.out, m.ranks, date,
-                   std::thread::hardware_concurrency(), cpu_model()));
-  line(fmt::format("# Load average at the end of the measurement: {:.2f}.", load_average()));
+  if (o.from.empty()) {
+    line(fmt::format("# {} measured by `mgen calibrate -n {}` on {} ({} x {}).", o.out, m.ranks, date,
+                     std::thread::hardware_concurrency(), cpu_model()));
+    line(fmt::format("# Load average at the end of the measurement: {:.2f}.", load_average()));
+  } else {
+    line(fmt::format("# {} fitted by `mgen calibrate --from {}` on {} ({} ranks measured; the measurement's", o.out,
+                     o.from, date, m.ranks));
+    line("# own date and load are wherever it was saved).");
+  }
   line("# Every rank of a job runs on one node of this machine (node.procs_per_node), as they did under");
   line("# mpiexec; the network tables are the built-in default's and matter only for jobs spread over");
   line("# several nodes (add [topology], [router] and [nic] tables for a cluster of such nodes).");
