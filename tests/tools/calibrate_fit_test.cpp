@@ -98,7 +98,7 @@ TEST_CASE("a size slowed by another process does not bend the fit", "[calibrate]
   m.pingpong[5].second.best *= 3;  // 32 bytes: every batch interrupted
   const Fit f = mgen::calibrate::fit(m);
   CHECK(f.eager_threshold == t.eager);
-  CHECK(f.latency_ns == Approx(t.lat * 1e3).epsilon(0.1));  // the line moves a little
+  CHECK(f.latency_ns == Approx(t.lat * 1e3).epsilon(0.1));    // the line moves a little
   CHECK(f.residuals[5].measured == Approx(t.oneway_us(64)));  // taken from the next size
 }
 
