@@ -16,18 +16,20 @@
 #endif
 
 namespace mgen::runtime {
-namespace {
 
-uint64_t read_ns(clockid_t id) {
+uint64_t clock_ns(clockid_t id) {
   timespec ts{};
   clock_gettime(id, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
+
+namespace {
+
 uint64_t wall_ns() {
-  return read_ns(CLOCK_MONOTONIC);
+  return clock_ns(CLOCK_MONOTONIC);
 }
 uint64_t cpu_ns() {
-  return read_ns(CLOCK_THREAD_CPUTIME_ID);
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 // ---- context switches, from the thread's rseq area (glibc registers it; linux/rseq.h)

@@ -39,11 +39,7 @@ using mgen::trace::Op;
 namespace mgen::recorder {
 namespace {
 
-uint64_t clock_ns(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+using mgen::runtime::clock_ns;
 
 constexpr size_t kBuffer = 1 << 20;
 

@@ -233,6 +233,13 @@ static double copy_batch(void* arg, long iters) {
   return MPI_Wtime() - t0;
 }
 
+/* The slowest rank's time since t0 (every rank's work counts, as in a bulk-synchronous program). */
+static double slowest_since(double t0) {
+  double t = MPI_Wtime() - t0, worst = 0;
+  MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
 /* Dense kernel: C += A B on n x n blocks that stay in cache, 2 n^3 flops; every rank at once,
  * the slowest rank's time counts (as a bulk-synchronous program would see it). */
 enum { kDim = 96 };
@@ -253,9 +260,7 @@ static double dense_batch(void* arg, long iters) {
       }
     __asm__ volatile("" : : "r"(d->c) : "memory");
   }
-  double t = MPI_Wtime() - t0, worst = 0;
-  MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return worst;
+  return slowest_since(t0);
 }
 
 /* STREAM triad a = b + s c on arrays far larger than the caches; every rank at once. */
@@ -273,9 +278,7 @@ static double triad_batch(void* arg, long iters) {
       t->a[i] = t->b[i] + 3.0 * t->c[i];
     __asm__ volatile("" : : "r"(t->a) : "memory");
   }
-  double s = MPI_Wtime() - t0, worst = 0;
-  MPI_Allreduce(&s, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return worst;
+  return slowest_since(t0);
 }
 
 static void* checked_malloc(size_t bytes) {

@@ -22,6 +22,8 @@
 // on the thread CPU clock, less its measured bias.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 
 namespace mgen::runtime {
@@ -46,6 +48,9 @@ const ComputeClockInfo& compute_clock_info();
 // (the first thing): the thread CPU time in between, less the clocks' own; 0 when the stopwatch
 // was not started. One per thread, not per rank: rank fibers switch only inside MPI calls, so
 // the interval open on a thread is always the running rank's.
+// A clock_gettime reading in ns (the stopwatch's, and the recorder's time stamps).
+uint64_t clock_ns(clockid_t id);
+
 void compute_start();
 uint64_t compute_stop_ns();
 
