@@ -2,6 +2,11 @@
  * fibers of one process (see getopt.c for how each rank gets its own copy). */
 #include <string.h>
 
+/* Named by mgen-cc's -u in sanitizer builds: there the sanitizer's runtime, linked ahead of
+ * everything, defines strtok too, so nothing else would pull this member out of the archive and
+ * the ranks would share libc's position (found by libc_state under ASan). */
+const char mgen_rank_strtok = 0;
+
 char* strtok(char* s, const char* delim) {
   static char* rest;
   if (s == NULL) s = rest;
