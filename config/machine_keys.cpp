@@ -193,14 +193,12 @@ const std::vector<KeySpec>& key_specs() {
        "rates of large copies between ranks of one node: [[size, bandwidth], ...], sizes increasing; a copy of at "
        "least `size` bytes runs at the last such row's rate (array of pairs)",
        [](const Field& f, Loaded& m) { m.machine.node.memory_bandwidth_by_size = f.size_bandwidths(); }},
-      {"node.copy_stages",
-       "copies between ranks of one node: 1 = one copy engine per node; 2 = the sender's core copies into a "
-       "shared buffer and the receiver's out of it, each half at twice the rate, so a stream overlaps them "
-       "(integer, 1 or 2)",
-       [](const Field& f, Loaded& m) {
-         m.machine.node.copy_stages = f.count();
-         if (m.machine.node.copy_stages != 1 && m.machine.node.copy_stages != 2) f.fail("must be 1 or 2");
-       }},
+      {"node.copy_gap_by_size",
+       "copies between ranks of one node without a copy engine per node: a rank takes in one message per this "
+       "time, by size (a stream's time per message; a copy's latency stays its length plus node.memory_latency): "
+       "[[size, time], ...], sizes increasing, linear between rows, proportional to size beyond the last (array "
+       "of pairs)",
+       [](const Field& f, Loaded& m) { m.machine.node.copy_gap_by_size = f.size_times(); }},
       {"node.memory_latency", "latency of a copy between ranks of one node (time)",
        [](const Field& f, Loaded& m) { m.machine.node.memory_latency = f.time(); }},
       {"node.cpu_scale", "target CPU time per second of measured host CPU time, for recompiled MPI programs (number)",

@@ -165,4 +165,25 @@ std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> Field::size_bandwidth
   return out;
 }
 
+std::vector<std::pair<simcore::Bytes, simcore::Time>> Field::size_times() const {
+  const auto* a = node_.as_array();
+  const char* expected = "expected an array of [size, time] pairs such as [[\"1KiB\", \"400ns\"]], got ";
+  if (a == nullptr) fail(expected + describe(node_));
+  std::vector<std::pair<simcore::Bytes, simcore::Time>> out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::node& row = *a->get(i);
+    const auto* pair = row.as_array();
+    if (pair == nullptr || pair->size() != 2)
+      fail_at(row, fmt::format("element {}: ", i + 1) + expected + describe(row));
+    const simcore::Bytes bytes = Field(*pair->get(0), key_, locator_).size();
+    const simcore::Time t = Field(*pair->get(1), key_, locator_).time();
+    if (!out.empty() && bytes <= out.back().first) {
+      fail_at(*pair->get(0), fmt::format("element {}: sizes must increase ({} after {} bytes)", i + 1, bytes.count(),
+                                         out.back().first.count()));
+    }
+    out.emplace_back(bytes, t);
+  }
+  return out;
+}
+
 }  // namespace mgen::config::detail

@@ -54,6 +54,9 @@ class Field {
   // An array of [size, bandwidth] pairs such as [["64KiB", "20GB/s"], ["4MiB", "9GB/s"]], sizes
   // strictly increasing.
   std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> size_bandwidths() const;
+  // An array of [size, time] pairs such as [["1KiB", "400ns"], ["4KiB", "650ns"]], sizes strictly
+  // increasing.
+  std::vector<std::pair<simcore::Bytes, simcore::Time>> size_times() const;
 
  private:
   uint32_t count_of(const toml::node& n, const std::string& context) const;

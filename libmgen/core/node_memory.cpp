@@ -1,6 +1,7 @@
 #include "core/node_memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mgen::mpi {
 
@@ -11,13 +12,13 @@ NodeMemory::NodeMemory(simcore::Engine& engine, net::NetworkModel& network, cons
       sink_(sink),
       bandwidth_(node.memory_bandwidth),
       by_size_(node.memory_bandwidth_by_size),
+      gap_by_size_(node.copy_gap_by_size),
       latency_(node.memory_latency),
       kinds_(engine.reserve_kinds(kKindCount)),
-      free_at_(network.topology().nodes(), simcore::Time::zero()),
-      stages_(node.copy_stages) {}
+      free_at_(network.topology().nodes(), simcore::Time::zero()) {}
 
-void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank,
-                        simcore::Bytes size, uint64_t cookie) {
+void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t dst_rank, simcore::Bytes size,
+                        uint64_t cookie) {
   const net::Topology& t = network_.topology();
   const net::NodeId node = t.node_of(src);
   if (node != t.node_of(dst)) {
@@ -30,39 +31,40 @@ void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t src_r
     if (size < from) break;
     rate = r;
   }
-  if (stages_ == 2) {
-    if (cores_.size() <= std::max(src_rank, dst_rank)) cores_.resize(std::max(src_rank, dst_rank) + 1);
-    const simcore::Time half =
-        simcore::transfer_time(size, simcore::Bandwidth::bytes_per_second(rate.bytes_per_s() * 2));
-    const simcore::Time in = book(cores_[src_rank], engine_.now(), half);
-    const simcore::Time out = book(cores_[dst_rank], in, half);
-    engine_.schedule(out + latency_, kinds_[kCopyDone], dst, 0, cookie);
+  const simcore::Time copy = simcore::transfer_time(size, rate);
+  if (!gap_by_size_.empty()) {
+    // While copies into a rank follow each other closely (the next one comes before the last
+    // is delivered: a stream) the rank takes in one per gap; a copy into an idle rank starts at
+    // once (a ping-pong's), and copies into different ranks overlap.
+    if (into_.size() <= dst_rank) into_.resize(dst_rank + 1);
+    Into& in = into_[dst_rank];
+    const simcore::Time now = engine_.now();
+    const simcore::Time start = now < in.delivered ? simcore::max(now, in.next) : now;
+    in.next = start + gap(size);
+    in.delivered = start + copy + latency_;
+    engine_.schedule(in.delivered, kinds_[kCopyDone], dst, 0, cookie);
     return;
   }
   const simcore::Time start = simcore::max(engine_.now(), free_at_[node]);
-  const simcore::Time copy = simcore::transfer_time(size, rate);
   free_at_[node] = start + copy;
   engine_.schedule(start + copy + latency_, kinds_[kCopyDone], dst, 0, cookie);
 }
 
-// The first gap of `len` in the core's booked intervals (sorted, disjoint) at or after `ready`;
-// books it and returns its end. Intervals over before now are dropped first.
-simcore::Time NodeMemory::book(std::vector<std::pair<simcore::Time, simcore::Time>>& busy, simcore::Time ready,
-                               simcore::Time len) {
-  const simcore::Time now = engine_.now();
-  size_t past = 0;
-  while (past < busy.size() && busy[past].second <= now)
-    ++past;
-  busy.erase(busy.begin(), busy.begin() + static_cast<std::ptrdiff_t>(past));
-  simcore::Time start = ready;
-  size_t i = 0;
-  for (; i < busy.size(); ++i) {
-    if (busy[i].second <= start) continue;
-    if (busy[i].first >= start + len) break;  // fits before this one
-    start = busy[i].second;
+// node.copy_gap_by_size at `size`: linear between rows, the first row below it, proportional
+// to size beyond the last.
+simcore::Time NodeMemory::gap(simcore::Bytes size) const {
+  const auto& rows = gap_by_size_;
+  const double bytes = static_cast<double>(size.count());
+  if (size <= rows.front().first) return rows.front().second;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (size > rows[i].first) continue;
+    const double x0 = static_cast<double>(rows[i - 1].first.count()), x1 = static_cast<double>(rows[i].first.count());
+    const double y0 = static_cast<double>(rows[i - 1].second.count_ps());
+    const double y1 = static_cast<double>(rows[i].second.count_ps());
+    return simcore::Time::ps(std::llround(y0 + (y1 - y0) * (bytes - x0) / (x1 - x0)));
   }
-  busy.insert(busy.begin() + static_cast<std::ptrdiff_t>(i), {start, start + len});
-  return start + len;
+  const double last = static_cast<double>(rows.back().first.count());
+  return simcore::Time::ps(std::llround(static_cast<double>(rows.back().second.count_ps()) * bytes / last));
 }
 
 void NodeMemory::dispatch(const simcore::Event& e) {

@@ -3,7 +3,12 @@
 // message between two endpoints of one node is a copy through that node's memory, serialised on
 // the node's copy engine: it starts when the engine is free, takes its bytes at
 // node.memory_bandwidth (or node.memory_bandwidth_by_size's rate for its size), and is sent and delivered
-// node.memory_latency after the copy ends. Every other message goes to the network. The protocols above never ask which
+// node.memory_latency after the copy ends. With node.copy_gap_by_size there is no engine: while
+// copies into a rank follow each other closely (each comes before the last is delivered) it
+// takes in one per gap of its size (a stream's time per message, which the copy's length need
+// not be: copies pipeline, or share the memory's bandwidth); a copy into an idle rank starts at
+// once, and copies into different ranks overlap.
+// Every other message goes to the network. The protocols above never ask which
 // one carried it.
 #pragma once
 
@@ -21,9 +26,8 @@ class NodeMemory {
   NodeMemory(simcore::Engine& engine, net::NetworkModel& network, const NodeConfig& node, net::MessageSink& sink);
 
   // At engine.now(), like NetworkModel::inject.
-  // src_rank, dst_rank: the ranks whose cores copy, when copies have two stages.
-  void inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank, simcore::Bytes size,
-              uint64_t cookie);
+  // dst_rank: the rank taking the copy in (node.copy_gap_by_size).
+  void inject(net::EndpointId src, net::EndpointId dst, uint32_t dst_rank, simcore::Bytes size, uint64_t cookie);
   bool owns(uint16_t kind) const {
     return network_.owns(kind) || kinds_.contains(kind);
   }  // network first: most events are its
@@ -39,15 +43,16 @@ class NodeMemory {
   net::MessageSink& sink_;
   simcore::Bandwidth bandwidth_;
   std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> by_size_;
+  std::vector<std::pair<simcore::Bytes, simcore::Time>> gap_by_size_;
+  simcore::Time gap(simcore::Bytes size) const;
+  struct Into {               // with gaps, per receiving rank
+    simcore::Time next;       // the earliest start of its next copy while copies follow closely
+    simcore::Time delivered;  // when its last copy is delivered
+  };
+  std::vector<Into> into_;
   simcore::Time latency_;
   simcore::KindRange kinds_;
   std::vector<simcore::Time> free_at_;  // per node: when its copy engine is free
-  uint32_t stages_;
-  // Two stages: per rank, its core's booked copies (start, end), sorted; a later copy may take an
-  // earlier gap (the core copies what is ready).
-  std::vector<std::vector<std::pair<simcore::Time, simcore::Time>>> cores_;
-  simcore::Time book(std::vector<std::pair<simcore::Time, simcore::Time>>& busy, simcore::Time ready,
-                     simcore::Time len);
   uint64_t copies_ = 0;
 };
 

@@ -356,3 +356,21 @@ TEST_CASE("the machine files in configs/ load and build", "[config][machine]") {
     CHECK_NOTHROW(load_machine(f.string()));
   }
 }
+
+TEST_CASE("node's by-size tables parse, and bad rows are refused at their line", "[config][machine]") {
+  const MachineConfig m = load_machine_text(
+      "[node]\nmemory_bandwidth_by_size = [[\"4KiB\", \"8GB/s\"]]\n"
+      "copy_gap_by_size = [[65, \"170ns\"], [\"4KiB\", \"1.5us\"]]\n",
+      "t.toml");
+  REQUIRE(m.node.memory_bandwidth_by_size.size() == 1);
+  CHECK(m.node.memory_bandwidth_by_size[0] == std::make_pair(Bytes(4096), Bandwidth::gigabytes_per_second(8)));
+  REQUIRE(m.node.copy_gap_by_size.size() == 2);
+  CHECK(m.node.copy_gap_by_size[0] == std::make_pair(Bytes(65), Time::ns(170)));
+  CHECK(m.node.copy_gap_by_size[1] == std::make_pair(Bytes(4096), Time::ns(1500)));
+  const std::string order = error_of("[node]\ncopy_gap_by_size = [[\"4KiB\", \"1us\"], [64, \"1us\"]]\n");
+  CHECK_THAT(order, Catch::Contains("t.toml:2"));
+  CHECK_THAT(order, Catch::Contains("node.copy_gap_by_size"));
+  CHECK_THAT(order, Catch::Contains("sizes must increase"));
+  CHECK_THAT(error_of("[node]\ncopy_gap_by_size = [[64, 100]]\n"), Catch::Contains("time"));
+  CHECK_THAT(error_of("[node]\ncopy_gap_by_size = \"1us\"\n"), Catch::Contains("[size, time] pairs"));
+}

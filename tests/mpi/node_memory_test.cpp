@@ -38,10 +38,10 @@ TEST_CASE("intra-node messages are copies serialised on the node's copy engine; 
   REQUIRE(network.topology().node_of(1) == 0);
   REQUIRE(network.topology().node_of(2) == 1);
 
-  memory.inject(0, 1, 0, 1, Bytes(4000), 1);  // node 0: a 1 us copy
-  memory.inject(1, 0, 1, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
-  memory.inject(2, 3, 2, 3, Bytes(1000), 3);  // node 1: its own copy engine
-  memory.inject(0, 2, 0, 2, Bytes(1000), 4);  // node 0 to node 1: the network
+  memory.inject(0, 1, 1, Bytes(4000), 1);  // node 0: a 1 us copy
+  memory.inject(1, 0, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
+  memory.inject(2, 3, 3, Bytes(1000), 3);  // node 1: its own copy engine
+  memory.inject(0, 2, 2, Bytes(1000), 4);  // node 0 to node 1: the network
   engine.run([&](const simcore::Event& e) {
     REQUIRE(memory.owns(e.kind));
     memory.dispatch(e);
@@ -72,7 +72,7 @@ std::map<uint64_t, Time> deliver(const mpi::NodeConfig& node, const std::vector<
   mpi::NodeMemory memory(engine, network, node, sink);
   uint64_t cookie = 0;
   for (const auto& [src, dst, bytes] : copies)
-    memory.inject(src, dst, src, dst, Bytes(bytes), cookie++);
+    memory.inject(src, dst, dst, Bytes(bytes), cookie++);
   engine.run([&](const simcore::Event& e) { memory.dispatch(e); });
   return sink.delivered;
 }
@@ -91,26 +91,55 @@ TEST_CASE("node.memory_bandwidth_by_size: a copy runs at the rate of the last ro
   CHECK(deliver(node, {{0, 1, 65536}}).at(0) == Time::ps(65536 * 500) + Time::ns(100));
 }
 
-TEST_CASE("node.copy_stages = 2: one copy takes as long as with one stage, a stream overlaps the halves",
+TEST_CASE("node.copy_gap_by_size: a rank takes in one message per gap; a copy's latency stays its length",
           "[node_memory]") {
-  mpi::NodeConfig one;
-  one.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 250 ps per byte
-  one.memory_latency = Time::ns(100);
-  mpi::NodeConfig two = one;
-  two.copy_stages = 2;
-  // One copy: 8000 B at 4 GB/s = 2 us either way (two halves of 1 us at 8 GB/s).
-  CHECK(deliver(one, {{0, 1, 8000}}).at(0) == Time::ns(2100));
-  CHECK(deliver(two, {{0, 1, 8000}}).at(0) == Time::ns(2100));
-  // Three copies 0 -> 1 at once: one engine delivers every 2 us; two stages every 1 us once the
-  // pipeline is full (the sender's core copies message k+1 while the receiver's copies k).
-  const auto a = deliver(one, {{0, 1, 8000}, {0, 1, 8000}, {0, 1, 8000}});
-  CHECK(a.at(2) == Time::ns(6100));
-  const auto b = deliver(two, {{0, 1, 8000}, {0, 1, 8000}, {0, 1, 8000}});
-  CHECK(b.at(0) == Time::ns(2100));
-  CHECK(b.at(1) == Time::ns(3100));
-  CHECK(b.at(2) == Time::ns(4100));
-  // Both ways at once: each core copies out its own receive after copying in its send.
-  const auto c = deliver(two, {{0, 1, 8000}, {1, 0, 8000}});
-  CHECK(c.at(0) == Time::ns(2100));
-  CHECK(c.at(1) == Time::ns(2100));
+  mpi::NodeConfig node;
+  node.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 250 ps per byte
+  node.memory_latency = Time::ns(100);
+  node.copy_gap_by_size = {{Bytes(1000), Time::ns(400)}, {Bytes(4000), Time::ns(700)}};
+  // One copy: as without gaps, 8000 B at 4 GB/s = 2 us, then the latency.
+  CHECK(deliver(node, {{0, 1, 8000}}).at(0) == Time::ns(2100));
+  // A stream 0 -> 1 of 4000 B (a 1 us copy each): one per 700 ns, each 1.1 us after its start.
+  const auto a = deliver(node, {{0, 1, 4000}, {0, 1, 4000}, {0, 1, 4000}});
+  CHECK(a.at(0) == Time::ns(1100));
+  CHECK(a.at(1) == Time::ns(700 + 1100));
+  CHECK(a.at(2) == Time::ns(1400 + 1100));
+  // Linear between rows: 2500 B takes 400 + 300 x 1500 / 3000 = 550 ns (its copy 625 ns).
+  CHECK(deliver(node, {{0, 1, 2500}, {0, 1, 2500}}).at(1) == Time::ns(550 + 625 + 100));
+  // Below the first row its gap; beyond the last in proportion to size (8000 B: 1400 ns).
+  CHECK(deliver(node, {{0, 1, 10}, {0, 1, 10}}).at(1) == Time::ns(400 + 100) + Time::ps(2500));
+  CHECK(deliver(node, {{0, 1, 8000}, {0, 1, 8000}}).at(1) == Time::ns(1400 + 2100));
+  // Copies into different ranks overlap (one engine per node would deliver the second at 2.1 us).
+  const auto b = deliver(node, {{0, 1, 4000}, {1, 0, 4000}});
+  CHECK(b.at(0) == Time::ns(1100));
+  CHECK(b.at(1) == Time::ns(1100));
+  node.copy_gap_by_size.clear();
+  CHECK(deliver(node, {{0, 1, 4000}, {1, 0, 4000}}).at(1) == Time::ns(2100));
+}
+
+TEST_CASE("node.copy_gap_by_size: a gap longer than the copy holds back only copies that follow closely",
+          "[node_memory]") {
+  // A stream whose messages take 5 us each although one copy takes 1.1 us (copies sharing the
+  // memory's bandwidth); a ping-pong's next copy into the rank comes after the last was
+  // delivered and starts at once.
+  mpi::NodeConfig node;
+  node.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 4000 B: 1 us
+  node.memory_latency = Time::ns(100);
+  node.copy_gap_by_size = {{Bytes(4000), Time::us(5)}};
+  CHECK(deliver(node, {{0, 1, 4000}, {0, 1, 4000}}).at(1) == Time::ns(5000 + 1100));
+  net::NetworkConfig config;
+  config.topology.kind = "torus";
+  config.topology.dims = {2, 2};
+  config.nic.nics_per_node = 2;
+  simcore::Engine engine;
+  Sink sink;
+  net::NetworkModel network(engine, config, sink);
+  mpi::NodeMemory memory(engine, network, node, sink);
+  memory.inject(0, 1, 1, Bytes(4000), 0);
+  engine.run([&](const simcore::Event& e) {
+    memory.dispatch(e);
+    if (sink.delivered.size() == 1 && !sink.delivered.contains(1)) memory.inject(0, 1, 1, Bytes(4000), 1);
+  });
+  CHECK(sink.delivered.at(0) == Time::ns(1100));
+  CHECK(sink.delivered.at(1) == Time::ns(2200));
 }

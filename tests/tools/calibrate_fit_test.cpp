@@ -112,6 +112,68 @@ TEST_CASE("without a protocol switch the whole curve is eager", "[calibrate]") {
   CHECK(f.bandwidth == Approx(t.base).epsilon(0.01));
 }
 
+TEST_CASE("a step among the small sizes gets rates of its own", "[calibrate]") {
+  // 256 and 512 bytes copy at a quarter of the base rate: the small sizes' line cannot follow.
+  Truth t;
+  t.rows = {{300, 2e9}, {1000, 8e9}, {65536, 12e9}, {2u << 20, 6e9}};
+  mgen::calibrate::FitOptions opt;
+  opt.eager_threshold = t.eager;  // the step would look like the protocol's to the knee finder
+  const Fit f = mgen::calibrate::fit(synthetic(t, 0), opt);
+  for (const auto& r : f.residuals) {
+    INFO(r.bytes << " bytes: measured " << r.measured << " model " << r.model);
+    CHECK(std::abs(r.error()) < 0.03);
+  }
+}
+
+namespace {
+
+// A streaming curve as calib.c prints it: MB/s for `ns` per message at each size.
+std::vector<std::pair<uint64_t, Sample>> stream(const std::vector<std::pair<uint64_t, double>>& ns) {
+  std::vector<std::pair<uint64_t, Sample>> out;
+  for (const auto& [b, t] : ns) {
+    const double mbps = static_cast<double>(b) / t * 1e3;
+    out.emplace_back(b, Sample{mbps, mbps, mbps, 5, mbps});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("streaming gaps: start at the measured time per message, then move by the difference", "[calibrate]") {
+  Fit f;
+  f.eager_threshold = 8192;
+  f.envelope = 64;
+  Measurements real, sim;
+  real.stream = stream({{1, 200}, {1024, 400}, {4096, 650}, {16384, 4000}});
+  // The first check: 1 B as slow as measured (no gap needed), the rest too fast.
+  sim.stream = stream({{1, 210}, {1024, 250}, {4096, 300}, {16384, 2000}});
+  auto g = mgen::calibrate::next_gaps(real, sim, f);
+  // Rows are copy sizes (eager ones carry the envelope); below the first rendezvous size a row
+  // just above the largest eager copy, in proportion.
+  REQUIRE(g.size() == 5);
+  CHECK(g[0].first == 65);
+  CHECK(g[0].second == 0);
+  CHECK(g[1].first == 1088);
+  CHECK(g[1].second == Approx(400.0));
+  CHECK(g[2].first == 4160);
+  CHECK(g[2].second == Approx(650.0));
+  CHECK(g[3].first == 8257);
+  CHECK(g[3].second == Approx(4000.0 * 8257 / 16384));
+  CHECK(g[4].first == 16384);
+  CHECK(g[4].second == Approx(4000.0));
+  // The next check: where a gap binds the time per message follows it, so it moves by the miss.
+  f.gap_by_size = g;
+  sim.stream = stream({{1, 210}, {1024, 420}, {4096, 640}, {16384, 4100}});
+  g = mgen::calibrate::next_gaps(real, sim, f);
+  CHECK(g[1].second == Approx(380.0));
+  CHECK(g[2].second == Approx(660.0));
+  CHECK(g[4].second == Approx(3900.0));
+  // Nothing faster than measured: no gaps at all.
+  f.gap_by_size.clear();
+  sim.stream = stream({{1, 210}, {1024, 420}, {4096, 700}, {16384, 4100}});
+  CHECK(mgen::calibrate::next_gaps(real, sim, f).empty());
+}
+
 TEST_CASE("the benchmark output parses, with its errors placed", "[calibrate]") {
   const Measurements m = synthetic(Truth{}, 0);
   std::istringstream in("mpiexec says hello\n" + mgen::calibrate::to_lines(m));

@@ -329,7 +329,7 @@ int main(int argc, char** argv) {
     snprintf(key, sizeof key, "%ld", bytes);
     print_result("pingpong", key, measure(pingpong_batch, &p), 1e6 / 2);
   }
-  for (long bytes = 1; bytes <= max_bytes; bytes *= 4) {
+  for (long bytes = 1; bytes <= max_bytes; bytes *= 2) {
     p.bytes = bytes;
     /* At most 64 MiB in flight per window. */
     p.window = bytes * kWindow > (64L << 20) ? (int)((64L << 20) / bytes) : kWindow;

@@ -208,7 +208,8 @@ Fit fit(const Measurements& m, const FitOptions& opt) {
   auto smallest_stream = std::min_element(m.stream.begin(), m.stream.end(),
                                           [](const auto& x, const auto& y) { return x.first < y.first; });
   if (smallest_stream != m.stream.end() && smallest_stream->second.best > 0) {
-    const double per_message = static_cast<double>(smallest_stream->first) / smallest_stream->second.best;  // us
+    const double per_message = std::max(
+        0.0, static_cast<double>(smallest_stream->first) / smallest_stream->second.best - opt.stream_extra_ns * 1e-3);
     l = room - std::min(per_message, room);
   } else if (k + 1 < pp.size()) {
     const double s1 = static_cast<double>(pp[k + 1].first);
@@ -226,6 +227,16 @@ Fit fit(const Measurements& m, const FitOptions& opt) {
 
   // Every larger size: the copy rate it needs, rows merged while they agree.
   const double fixed_e = c_e;
+  // Within the line's range, a size the line misses by more than merge_tolerance of its time (a
+  // step in the small sizes) gets the rate it needs too, and so does the next size if that rate
+  // does not fit it; tiny sizes, whose copy is a sliver of their time, are judged on time.
+  for (size_t i = 1; i < pts.size(); ++i) {
+    const double s = static_cast<double>(pp[i].first) + env;
+    const double model = fixed_e + s / rate_for(f, pp[i].first + f.envelope) * 1e6;
+    const double left = fitted[i] - fixed_e;
+    if (std::abs(model / fitted[i] - 1) > opt.merge_tolerance && left > 0)
+      f.bandwidth_by_size.emplace_back(pp[i].first, s / left * 1e6);
+  }
   const double fixed_r = f.send_overhead_ns * 1e-3 + f.recv_overhead_ns * 1e-3 + 3 * l + 2 * env * beta;
   for (size_t i = pts.size(); i < pp.size(); ++i) {
     const bool eager = i <= k;
@@ -243,6 +254,35 @@ Fit fit(const Measurements& m, const FitOptions& opt) {
   for (size_t i = 0; i < pp.size(); ++i)
     f.residuals.push_back(Residual{pp[i].first, fitted[i], pingpong_model_us(f, pp[i].first)});
   return f;
+}
+
+std::vector<std::pair<uint64_t, double>> next_gaps(const Measurements& real, const Measurements& sim, const Fit& f) {
+  std::vector<std::pair<uint64_t, double>> rows;
+  bool any = false;
+  for (const auto& [bytes, s] : real.stream) {
+    auto it = std::find_if(sim.stream.begin(), sim.stream.end(), [&](const auto& p) { return p.first == bytes; });
+    if (it == sim.stream.end() || s.best <= 0 || it->second.best <= 0) continue;
+    const double measured = static_cast<double>(bytes) / s.best * 1e3;            // ns per message
+    const double simulated = static_cast<double>(bytes) / it->second.best * 1e3;  // ns per message
+    // Rows are the copies' sizes, as node memory sees them: an eager message carries the envelope.
+    const uint64_t wire = bytes <= f.eager_threshold ? bytes + f.envelope : bytes;
+    double gap = 0;
+    for (const auto& [b, g] : f.gap_by_size)
+      if (b == wire) gap = g;
+    gap = gap > 0 ? std::max(0.0, gap + measured - simulated) : (simulated < measured ? measured : 0.0);
+    rows.emplace_back(wire, gap);
+    any = any || gap > 0;
+  }
+  if (!any) return {};
+  std::sort(rows.begin(), rows.end());
+  // The first rendezvous row reaches down to just above the largest eager copy.
+  const uint64_t e = f.eager_threshold + f.envelope;
+  auto next = std::upper_bound(rows.begin(), rows.end(), std::make_pair(e, 1e300));
+  if (f.eager_threshold > 0 && next != rows.end() && next->first > e + 1 && next != rows.begin()) {
+    const double g = next->second * static_cast<double>(e + 1) / static_cast<double>(next->first);
+    rows.insert(next, {e + 1, g});
+  }
+  return rows;
 }
 
 std::string to_lines(const Measurements& m) {

@@ -13,7 +13,10 @@
 // threshold where the time more than doubles between two sizes (a fixed cost added: the
 // rendezvous handshake), fits the small sizes' line (intercept and rate), gives every larger size
 // the rate it needs (rows merged where they agree), and splits the small-message time between L
-// and o_r by the message rate of streamed small messages (the receiver completes one per o_r). The fit reads the
+// and o_r by the message rate of streamed small messages (the receiver completes one per o_r). A
+// stream's time per message is not the ping-pong's copy time (MPICH's copies pipeline through
+// shared cells): node.copy_gap_by_size carries it, fitted by next_gaps against mgen's own runs
+// of the streaming benchmark (cmd_calibrate.cpp iterates). The fit reads the
 // fastest batch of each measurement (each batch averages many repetitions): on a shared computer a batch that another
 // process interrupted is slower, never faster; and a ping-pong time is made non-decreasing in the size (a size slower
 // than a larger one was interrupted). Everything else is measured directly: poll and MPI_Wtime costs, the dense and
@@ -71,6 +74,9 @@ struct Fit {
   double latency_ns = 0;
   double bandwidth = 0;                                        // bytes per second, copies up to the first row
   std::vector<std::pair<uint64_t, double>> bandwidth_by_size;  // (from bytes, bytes per second)
+  // node.copy_gap_by_size: (copy bytes, ns) per streamed size, the time per message the
+  // receiving rank takes in a stream (next_gaps); empty: one copy engine per node.
+  std::vector<std::pair<uint64_t, double>> gap_by_size;
   double gflops = 0;
   double stream_bandwidth = 0;      // bytes per second per rank, every rank at once
   std::vector<Residual> residuals;  // every ping-pong point, the closed form against the measurement
@@ -84,9 +90,22 @@ struct FitOptions {
   uint64_t small_limit = 1024;    // the small-message line is fitted up to this size
   double merge_tolerance = 0.03;  // neighbouring rendezvous rates closer than this share a row
   uint64_t eager_threshold = 0;   // nonzero: use this instead of finding the knee
+  // What mgen's own run of the streaming benchmark adds per message beyond o_r at the smallest
+  // size (the window's acknowledgement and its first message's latency, shared out; from a first
+  // check): o_r is the measured time per message less this.
+  double stream_extra_ns = 0;
 };
 
 Fit fit(const Measurements& m, const FitOptions& options = {});
+
+// The streaming gaps for the next check, from the measurement and mgen's run of the benchmarks
+// on `f` (its gap_by_size the gaps that run had). Where the simulated stream was faster than
+// the measured one and had no gap, the gap starts at the measured time per message; where it had
+// one, the gap moves by the difference (the stream's time per message follows its gap one for
+// one while the gap binds), never below zero. Rows are keyed by the copy's size (an eager
+// message's includes the envelope); a row just above the largest eager copy keeps the first
+// rendezvous gap from reaching down into eager sizes. Empty when no size needs a gap.
+std::vector<std::pair<uint64_t, double>> next_gaps(const Measurements& real, const Measurements& sim, const Fit& f);
 
 // The closed form above: one-way ping-pong time in us for `bytes` on the fitted node.
 double pingpong_model_us(const Fit& f, uint64_t bytes);

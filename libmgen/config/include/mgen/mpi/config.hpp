@@ -45,9 +45,11 @@ struct NodeConfig {
   // the copy's; sizes increase): caches make a large copy slower than a small one. Empty: one
   // rate. `mgen calibrate` fits it to this host's ping-pong curve.
   std::vector<std::pair<Bytes, Bandwidth>> memory_bandwidth_by_size;
-  // 1: one copy engine per node; 2: each copy is the sender's core's half then the receiver's
-  // (node_memory.hpp), so a stream overlaps them.
-  uint32_t copy_stages = 1;
+  // Instead of one copy engine per node, a rank takes in one message per this time, by size (a
+  // stream's time per message; the copy's latency stays its length plus memory_latency): rows
+  // of (size, time), sizes increasing, linear between rows, the first row's time below it and
+  // proportional to size beyond the last. `mgen calibrate` fits it to this host's streaming.
+  std::vector<std::pair<Bytes, Time>> copy_gap_by_size;
   // Recompiled MPI programs: measured CPU time between MPI calls is multiplied by this to
   // give the target CPU's compute time (0.5: the target is twice as fast as this host).
   double cpu_scale = 1.0;
