@@ -17,8 +17,12 @@ NodeMemory::NodeMemory(simcore::Engine& engine, net::NetworkModel& network, cons
       kinds_(engine.reserve_kinds(kKindCount)),
       free_at_(network.topology().nodes(), simcore::Time::zero()) {}
 
-void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t dst_rank, simcore::Bytes size,
-                        uint64_t cookie) {
+void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank,
+                        simcore::Bytes size, uint64_t cookie) {
+  if (!gap_by_size_.empty()) {
+    if (into_.size() <= std::max(src_rank, dst_rank)) into_.resize(std::max(src_rank, dst_rank) + 1);
+    into_[src_rank].sent = true;
+  }
   const net::Topology& t = network_.topology();
   const net::NodeId node = t.node_of(src);
   if (node != t.node_of(dst)) {
@@ -33,15 +37,16 @@ void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t dst_r
   }
   const simcore::Time copy = simcore::transfer_time(size, rate);
   if (!gap_by_size_.empty()) {
-    // While copies into a rank follow each other closely (the next one comes before the last
-    // is delivered: a stream) the rank takes in one per gap; a copy into an idle rank starts at
-    // once (a ping-pong's), and copies into different ranks overlap.
-    if (into_.size() <= dst_rank) into_.resize(dst_rank + 1);
+    // While copies into a rank follow each other closely (before the last is delivered, or
+    // with nothing sent by the rank since it started: a stream) the rank takes in one per gap;
+    // once it has answered (a ping-pong) the next starts at once.
     Into& in = into_[dst_rank];
     const simcore::Time now = engine_.now();
-    const simcore::Time start = now < in.delivered ? simcore::max(now, in.next) : now;
+    const bool closely = now < in.delivered || !in.sent;
+    const simcore::Time start = closely ? simcore::max(now, in.next) : now;
     in.next = start + gap(size);
     in.delivered = start + copy + latency_;
+    in.sent = false;
     engine_.schedule(in.delivered, kinds_[kCopyDone], dst, 0, cookie);
     return;
   }

@@ -4,10 +4,11 @@
 // the node's copy engine: it starts when the engine is free, takes its bytes at
 // node.memory_bandwidth (or node.memory_bandwidth_by_size's rate for its size), and is sent and delivered
 // node.memory_latency after the copy ends. With node.copy_gap_by_size there is no engine: while
-// copies into a rank follow each other closely (each comes before the last is delivered) it
-// takes in one per gap of its size (a stream's time per message, which the copy's length need
-// not be: copies pipeline, or share the memory's bandwidth); a copy into an idle rank starts at
-// once, and copies into different ranks overlap.
+// copies into a rank follow each other closely it takes in one per gap of its size (a stream's
+// time per message, which the copy's length need not be: copies pipeline, or share the memory's
+// bandwidth). Closely: the copy comes before the last one is delivered, or the rank has sent
+// nothing since that one started. A copy into a rank that has answered (a ping-pong's) starts
+// at once, and copies into different ranks overlap.
 // Every other message goes to the network. The protocols above never ask which
 // one carried it.
 #pragma once
@@ -26,8 +27,9 @@ class NodeMemory {
   NodeMemory(simcore::Engine& engine, net::NetworkModel& network, const NodeConfig& node, net::MessageSink& sink);
 
   // At engine.now(), like NetworkModel::inject.
-  // dst_rank: the rank taking the copy in (node.copy_gap_by_size).
-  void inject(net::EndpointId src, net::EndpointId dst, uint32_t dst_rank, simcore::Bytes size, uint64_t cookie);
+  // src_rank, dst_rank: the ranks sending and taking the message in (node.copy_gap_by_size).
+  void inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank, simcore::Bytes size,
+              uint64_t cookie);
   bool owns(uint16_t kind) const {
     return network_.owns(kind) || kinds_.contains(kind);
   }  // network first: most events are its
@@ -45,9 +47,10 @@ class NodeMemory {
   std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> by_size_;
   std::vector<std::pair<simcore::Bytes, simcore::Time>> gap_by_size_;
   simcore::Time gap(simcore::Bytes size) const;
-  struct Into {               // with gaps, per receiving rank
+  struct Into {               // with gaps, per rank
     simcore::Time next;       // the earliest start of its next copy while copies follow closely
     simcore::Time delivered;  // when its last copy is delivered
+    bool sent = false;        // it has sent a message since its last copy started
   };
   std::vector<Into> into_;
   simcore::Time latency_;

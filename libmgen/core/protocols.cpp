@@ -84,7 +84,7 @@ uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
 void World::transmit(uint32_t slot, uint64_t wire_bytes) {
   const Transfer& t = transfers_[slot];
   ++messages_;
-  transport_.inject(ranks_[t.src].endpoint, ranks_[t.dst].endpoint, t.dst, Bytes(wire_bytes), slot);
+  transport_.inject(ranks_[t.src].endpoint, ranks_[t.dst].endpoint, t.src, t.dst, Bytes(wire_bytes), slot);
 }
 
 void World::transfer_done(uint32_t slot) {

@@ -38,10 +38,10 @@ TEST_CASE("intra-node messages are copies serialised on the node's copy engine; 
   REQUIRE(network.topology().node_of(1) == 0);
   REQUIRE(network.topology().node_of(2) == 1);
 
-  memory.inject(0, 1, 1, Bytes(4000), 1);  // node 0: a 1 us copy
-  memory.inject(1, 0, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
-  memory.inject(2, 3, 3, Bytes(1000), 3);  // node 1: its own copy engine
-  memory.inject(0, 2, 2, Bytes(1000), 4);  // node 0 to node 1: the network
+  memory.inject(0, 1, 0, 1, Bytes(4000), 1);  // node 0: a 1 us copy
+  memory.inject(1, 0, 1, 0, Bytes(2000), 2);  // node 0 again: waits for the first copy
+  memory.inject(2, 3, 2, 3, Bytes(1000), 3);  // node 1: its own copy engine
+  memory.inject(0, 2, 0, 2, Bytes(1000), 4);  // node 0 to node 1: the network
   engine.run([&](const simcore::Event& e) {
     REQUIRE(memory.owns(e.kind));
     memory.dispatch(e);
@@ -72,7 +72,7 @@ std::map<uint64_t, Time> deliver(const mpi::NodeConfig& node, const std::vector<
   mpi::NodeMemory memory(engine, network, node, sink);
   uint64_t cookie = 0;
   for (const auto& [src, dst, bytes] : copies)
-    memory.inject(src, dst, dst, Bytes(bytes), cookie++);
+    memory.inject(src, dst, src, dst, Bytes(bytes), cookie++);
   engine.run([&](const simcore::Event& e) { memory.dispatch(e); });
   return sink.delivered;
 }
@@ -117,29 +117,42 @@ TEST_CASE("node.copy_gap_by_size: a rank takes in one message per gap; a copy's 
   CHECK(deliver(node, {{0, 1, 4000}, {1, 0, 4000}}).at(1) == Time::ns(2100));
 }
 
-TEST_CASE("node.copy_gap_by_size: a gap longer than the copy holds back only copies that follow closely",
-          "[node_memory]") {
+TEST_CASE("node.copy_gap_by_size: a gap longer than the copy holds back a stream, not a ping-pong", "[node_memory]") {
   // A stream whose messages take 5 us each although one copy takes 1.1 us (copies sharing the
-  // memory's bandwidth); a ping-pong's next copy into the rank comes after the last was
-  // delivered and starts at once.
+  // memory's bandwidth, or a receiver slower than its copies): the next copy waits for the gap
+  // even when it comes after the last was delivered, as long as the receiver has sent nothing.
+  // A ping-pong's receiver answers before its next copy comes: that one starts at once.
   mpi::NodeConfig node;
   node.memory_bandwidth = simcore::Bandwidth::gigabytes_per_second(4);  // 4000 B: 1 us
   node.memory_latency = Time::ns(100);
   node.copy_gap_by_size = {{Bytes(4000), Time::us(5)}};
   CHECK(deliver(node, {{0, 1, 4000}, {0, 1, 4000}}).at(1) == Time::ns(5000 + 1100));
-  net::NetworkConfig config;
-  config.topology.kind = "torus";
-  config.topology.dims = {2, 2};
-  config.nic.nics_per_node = 2;
-  simcore::Engine engine;
-  Sink sink;
-  net::NetworkModel network(engine, config, sink);
-  mpi::NodeMemory memory(engine, network, node, sink);
-  memory.inject(0, 1, 1, Bytes(4000), 0);
-  engine.run([&](const simcore::Event& e) {
-    memory.dispatch(e);
-    if (sink.delivered.size() == 1 && !sink.delivered.contains(1)) memory.inject(0, 1, 1, Bytes(4000), 1);
-  });
-  CHECK(sink.delivered.at(0) == Time::ns(1100));
-  CHECK(sink.delivered.at(1) == Time::ns(2200));
+  // Each copy injected when the previous one is delivered: (src, dst) per step.
+  auto chain = [&](const std::vector<std::array<uint32_t, 2>>& steps) {
+    net::NetworkConfig config;
+    config.topology.kind = "torus";
+    config.topology.dims = {2, 2};
+    config.nic.nics_per_node = 2;
+    simcore::Engine engine;
+    Sink sink;
+    net::NetworkModel network(engine, config, sink);
+    mpi::NodeMemory memory(engine, network, node, sink);
+    uint64_t next = 0;
+    auto step = [&] {
+      const auto [src, dst] = steps[next];
+      memory.inject(src, dst, src, dst, Bytes(4000), next);
+      ++next;
+    };
+    step();
+    engine.run([&](const simcore::Event& e) {
+      memory.dispatch(e);
+      if (sink.delivered.size() == next && next < steps.size()) step();
+    });
+    return sink.delivered;
+  };
+  const auto stream = chain({{0, 1}, {0, 1}});
+  CHECK(stream.at(1) == Time::ns(5000 + 1100));
+  const auto pingpong = chain({{0, 1}, {1, 0}, {0, 1}});
+  CHECK(pingpong.at(1) == Time::ns(2200));
+  CHECK(pingpong.at(2) == Time::ns(3300));
 }

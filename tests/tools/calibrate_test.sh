@@ -45,6 +45,33 @@ expect 0 'memory_latency = "200\.0ns".*memory_bandwidth = "8GB/s".*"64KiB", "12G
 # Every ping-pong size of the simulated run (1 B to 256 KiB) within 5% of the curve.
 expect 0 "^19 0 ?$" -- awk -F'\t' '$1 == "pingpong_us" { n++; if ($5 > 0.05 || $5 < -0.05) bad++ } END { print n, bad + 0 }' "$work/check.tsv"
 
+# A known eager threshold (--eager-threshold) is used instead of the knee (no check needed).
+expect 0 'eager_threshold = "8KiB"' -- sh -c "'$mgen' calibrate --from '$work/synthetic.txt' --out '$work/e.toml' \
+  --eager-threshold 8KiB --no-check >/dev/null && cat '$work/e.toml'"
+expect 2 "eager-threshold" -- "$mgen" calibrate --from "$work/synthetic.txt" --out "$work/e.toml" --eager-threshold 0
+
+# Streaming: a made-up stream whose time per message is not the ping-pong's copy time (0.3 us
+# plus 10 GB/s for eager sizes, 1 us plus 12 GB/s beyond) is reproduced within 5% at every
+# size once calibrate has fitted node.copy_gap_by_size against its own runs; ping-pong too.
+python3 - "$work/synthetic.txt" "$work/streamed.txt" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out = [l for l in lines if l != "end"]
+b = 1
+while b <= 65536:
+    t = (0.3 + b / 10e9 * 1e6) if b <= 16384 else (1.0 + b / 12e9 * 1e6)  # us per message
+    mbps = b / t
+    out.append(f"stream {b} {mbps:.6f} {mbps:.6f} {mbps:.6f} 5 {mbps:.6f}")
+    b *= 2
+open(sys.argv[2], "w").write("\n".join(out) + "\nend\n")
+EOF
+expect 0 "streams: [0-9]+ per-message gaps" -- \
+  "$mgen" calibrate --from "$work/streamed.txt" --out "$work/s.toml" --table "$work/s.tsv" \
+  --max-bytes 65536 --batch-seconds 0.0002
+expect 0 "^17 0 17 0 ?$" -- awk -F'\t' '$1 == "stream_MBps" { n++; if ($5 > 0.05 || $5 < -0.05) bad++ }
+  $1 == "pingpong_us" { p++; if ($5 > 0.05 || $5 < -0.05) pbad++ } END { print n, bad + 0, p, pbad + 0 }' "$work/s.tsv"
+expect 0 "copy_gap_by_size = \[\[65, " -- cat "$work/s.toml"
+
 # What is missing, said once, exit 2.
 expect 2 "cannot find nompicc.*apt-get install mpich" -- \
   "$mgen" calibrate --mpicc nompicc --out "$work/x.toml"

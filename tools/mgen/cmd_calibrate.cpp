@@ -24,6 +24,7 @@
 #include "calibrate/fit.hpp"
 #include "cli_common.hpp"
 #include "mgen/config/machine.hpp"
+#include "mgen/config/units.hpp"
 
 namespace mgen::calibrate {
 extern const char* const kBenchmarkSource;  // calib.c, embedded by CMake (calib_source.cpp)
@@ -50,6 +51,7 @@ struct CalibrateCli {
   bool check = true;   // run the benchmarks under mgen on the fitted file
   uint64_t max_bytes = 16 << 20;
   double batch_seconds = 0.002;
+  std::string eager;  // the eager threshold to fit with, instead of finding the knee
 };
 
 // A program on PATH (or a path), or empty.
@@ -423,7 +425,9 @@ int calibrate_host(const CalibrateCli& o) {
     real =
         benchmark({mpiexec, "-n", std::to_string(o.ranks), exe.string(), args[0], args[1]}, "measuring", o.save, env);
   }
-  const Fit first_fit = calibrate::fit(real);
+  FitOptions options;
+  if (!o.eager.empty()) options.eager_threshold = config::parse_bytes(o.eager).count();
+  const Fit first_fit = calibrate::fit(real, options);
 
   // The file once without the check, so that the check can run on it.
   const std::string first = machine_file(o, real, first_fit, nullptr);
@@ -464,7 +468,7 @@ int calibrate_host(const CalibrateCli& o) {
                            })->first;
     auto it = std::find_if(sim.stream.begin(), sim.stream.end(), [&](const auto& p) { return p.first == bytes; });
     if (it != sim.stream.end() && it->second.best > 0) {
-      FitOptions opt;
+      FitOptions opt = options;
       opt.stream_extra_ns = std::max(0.0, static_cast<double>(bytes) / it->second.best * 1e3 - f.recv_overhead_ns);
       f = calibrate::fit(real, opt);
     }
@@ -518,6 +522,10 @@ Runner add_calibrate(CLI::App& app) {
       ->check(check::whole(64, 1u << 30));
   sub->add_option("--batch-seconds", o->batch_seconds, "length of one timed batch (default 0.002)")
       ->check(check::positive(10));
+  sub->add_option("--eager-threshold", o->eager,
+                  "fit with MPICH's eager threshold known (e.g. 8KiB, its MPIR_CVAR value) instead of finding the "
+                  "step in the ping-pong curve")
+      ->check(check::size(1, 1ull << 30));
   sub->add_flag("--quick", o->quick, "up to 1 MiB, stop at 5% spread or 12 batches (about a minute)");
   sub->add_flag("!--no-check", o->check, "do not run the benchmarks under mgen on the written file");
   return [o] { return calibrate_host(*o); };
