@@ -59,22 +59,32 @@ TEST_CASE("intra-node messages are copies serialised on the node's copy engine; 
 
 namespace {
 
-// Delivery times of copies on node 0 of a 2x2 torus with two NICs per node (endpoints 0 and 1):
-// each copy is (src rank, dst rank, bytes), injected at time 0 in order.
-std::map<uint64_t, Time> deliver(const mpi::NodeConfig& node, const std::vector<std::array<uint32_t, 3>>& copies) {
-  net::NetworkConfig config;
-  config.topology.kind = "torus";
-  config.topology.dims = {2, 2};
-  config.nic.nics_per_node = 2;
+// Node 0 of a 2x2 torus with two NICs per node (endpoints and ranks 0 and 1 share it).
+struct TwoRankNode {
+  explicit TwoRankNode(const mpi::NodeConfig& node)
+      : network(engine, config(), sink), memory(engine, network, node, sink) {}
+  static net::NetworkConfig config() {
+    net::NetworkConfig c;
+    c.topology.kind = "torus";
+    c.topology.dims = {2, 2};
+    c.nic.nics_per_node = 2;
+    return c;
+  }
   simcore::Engine engine;
   Sink sink;
-  net::NetworkModel network(engine, config, sink);
-  mpi::NodeMemory memory(engine, network, node, sink);
+  net::NetworkModel network;
+  mpi::NodeMemory memory;
+};
+
+// Delivery times of copies on that node: each copy is (src rank, dst rank, bytes), injected at
+// time 0 in order.
+std::map<uint64_t, Time> deliver(const mpi::NodeConfig& node, const std::vector<std::array<uint32_t, 3>>& copies) {
+  TwoRankNode n(node);
   uint64_t cookie = 0;
   for (const auto& [src, dst, bytes] : copies)
-    memory.inject(src, dst, src, dst, Bytes(bytes), cookie++);
-  engine.run([&](const simcore::Event& e) { memory.dispatch(e); });
-  return sink.delivered;
+    n.memory.inject(src, dst, src, dst, Bytes(bytes), cookie++);
+  n.engine.run([&](const simcore::Event& e) { n.memory.dispatch(e); });
+  return n.sink.delivered;
 }
 
 }  // namespace
@@ -129,26 +139,19 @@ TEST_CASE("node.copy_gap_by_size: a gap longer than the copy holds back a stream
   CHECK(deliver(node, {{0, 1, 4000}, {0, 1, 4000}}).at(1) == Time::ns(5000 + 1100));
   // Each copy injected when the previous one is delivered: (src, dst) per step.
   auto chain = [&](const std::vector<std::array<uint32_t, 2>>& steps) {
-    net::NetworkConfig config;
-    config.topology.kind = "torus";
-    config.topology.dims = {2, 2};
-    config.nic.nics_per_node = 2;
-    simcore::Engine engine;
-    Sink sink;
-    net::NetworkModel network(engine, config, sink);
-    mpi::NodeMemory memory(engine, network, node, sink);
+    TwoRankNode n(node);
     uint64_t next = 0;
     auto step = [&] {
       const auto [src, dst] = steps[next];
-      memory.inject(src, dst, src, dst, Bytes(4000), next);
+      n.memory.inject(src, dst, src, dst, Bytes(4000), next);
       ++next;
     };
     step();
-    engine.run([&](const simcore::Event& e) {
-      memory.dispatch(e);
-      if (sink.delivered.size() == next && next < steps.size()) step();
+    n.engine.run([&](const simcore::Event& e) {
+      n.memory.dispatch(e);
+      if (n.sink.delivered.size() == next && next < steps.size()) step();
     });
-    return sink.delivered;
+    return n.sink.delivered;
   };
   const auto stream = chain({{0, 1}, {0, 1}});
   CHECK(stream.at(1) == Time::ns(5000 + 1100));
