@@ -142,48 +142,41 @@ std::vector<simcore::Bandwidth> Field::bandwidths() const {
   return out;
 }
 
-std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> Field::size_bandwidths() const {
+template <class V, class ValueOf>
+std::vector<std::pair<simcore::Bytes, V>> Field::size_rows(const char* expected, ValueOf value_of) const {
   const auto* a = node_.as_array();
-  const char* expected = "expected an array of [size, bandwidth] pairs such as [[\"64KiB\", \"20GB/s\"]], got ";
   if (a == nullptr) fail(expected + describe(node_));
-  std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> out;
+  std::vector<std::pair<simcore::Bytes, V>> out;
   for (size_t i = 0; i < a->size(); ++i) {
     const toml::node& row = *a->get(i);
     const auto* pair = row.as_array();
-    if (pair == nullptr || pair->size() != 2)
-      fail_at(row, fmt::format("element {}: ", i + 1) + expected + describe(row));
-    const Field size_field(*pair->get(0), key_, locator_);
-    const simcore::Bytes bytes = size_field.size();
-    const simcore::Bandwidth rate = bandwidth_of(*pair->get(1), fmt::format("element {}: ", i + 1));
-    if (rate.is_zero()) fail_at(*pair->get(1), fmt::format("element {}: bandwidth must be greater than zero", i + 1));
+    const std::string element = fmt::format("element {}: ", i + 1);
+    if (pair == nullptr || pair->size() != 2) fail_at(row, element + expected + describe(row));
+    const simcore::Bytes bytes = Field(*pair->get(0), key_, locator_).size();
+    const V value = value_of(*pair->get(1), element);
     if (!out.empty() && bytes <= out.back().first) {
-      fail_at(*pair->get(0), fmt::format("element {}: sizes must increase ({} after {} bytes)", i + 1, bytes.count(),
+      fail_at(*pair->get(0), fmt::format("{}sizes must increase ({} after {} bytes)", element, bytes.count(),
                                          out.back().first.count()));
     }
-    out.emplace_back(bytes, rate);
+    out.emplace_back(bytes, value);
   }
   return out;
 }
 
+std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> Field::size_bandwidths() const {
+  return size_rows<simcore::Bandwidth>(
+      "expected an array of [size, bandwidth] pairs such as [[\"64KiB\", \"20GB/s\"]], got ",
+      [&](const toml::node& n, const std::string& element) {
+        const simcore::Bandwidth rate = bandwidth_of(n, element);
+        if (rate.is_zero()) fail_at(n, element + "bandwidth must be greater than zero");
+        return rate;
+      });
+}
+
 std::vector<std::pair<simcore::Bytes, simcore::Time>> Field::size_times() const {
-  const auto* a = node_.as_array();
-  const char* expected = "expected an array of [size, time] pairs such as [[\"1KiB\", \"400ns\"]], got ";
-  if (a == nullptr) fail(expected + describe(node_));
-  std::vector<std::pair<simcore::Bytes, simcore::Time>> out;
-  for (size_t i = 0; i < a->size(); ++i) {
-    const toml::node& row = *a->get(i);
-    const auto* pair = row.as_array();
-    if (pair == nullptr || pair->size() != 2)
-      fail_at(row, fmt::format("element {}: ", i + 1) + expected + describe(row));
-    const simcore::Bytes bytes = Field(*pair->get(0), key_, locator_).size();
-    const simcore::Time t = Field(*pair->get(1), key_, locator_).time();
-    if (!out.empty() && bytes <= out.back().first) {
-      fail_at(*pair->get(0), fmt::format("element {}: sizes must increase ({} after {} bytes)", i + 1, bytes.count(),
-                                         out.back().first.count()));
-    }
-    out.emplace_back(bytes, t);
-  }
-  return out;
+  return size_rows<simcore::Time>(
+      "expected an array of [size, time] pairs such as [[\"1KiB\", \"400ns\"]], got ",
+      [&](const toml::node& n, const std::string&) { return Field(n, key_, locator_).time(); });
 }
 
 }  // namespace mgen::config::detail

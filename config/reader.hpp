@@ -60,6 +60,10 @@ class Field {
 
  private:
   uint32_t count_of(const toml::node& n, const std::string& context) const;
+  // The [size, value] rows of size_bandwidths and size_times: `expected` starts the message for a
+  // malformed array, value_of(node, "element i: ") reads one value.
+  template <class V, class ValueOf>
+  std::vector<std::pair<simcore::Bytes, V>> size_rows(const char* expected, ValueOf value_of) const;
   simcore::Bandwidth bandwidth_of(const toml::node& n, const std::string& context) const;
 
   const toml::node& node_;

@@ -202,9 +202,9 @@ double load_average() {
   return l;
 }
 
-// The simulated run of the same benchmarks against the measured ones.
 constexpr int kCheckRuns = 4;  // mgen's runs of the benchmarks on the fitted file, at most
 
+// The simulated run of the same benchmarks against the measured ones.
 struct Comparison {
   std::vector<std::tuple<uint64_t, double, double>> pingpong, stream;  // bytes, measured, simulated
   double worst_pingpong = 0, worst_stream = 0;
@@ -462,14 +462,11 @@ int calibrate_host(const CalibrateCli& o) {
   Measurements sim = run(f, 1);
   Comparison c = compare(real, sim);
   int runs = 1;
-  if (!real.stream.empty() && !sim.stream.empty()) {
-    const uint64_t bytes = std::min_element(real.stream.begin(), real.stream.end(), [](const auto& x, const auto& y) {
-                             return x.first < y.first;
-                           })->first;
-    auto it = std::find_if(sim.stream.begin(), sim.stream.end(), [&](const auto& p) { return p.first == bytes; });
-    if (it != sim.stream.end() && it->second.best > 0) {
+  if (!c.stream.empty()) {
+    const auto& [bytes, measured, simulated] = *std::min_element(c.stream.begin(), c.stream.end());  // the smallest
+    if (simulated > 0) {
       FitOptions opt = options;
-      opt.stream_extra_ns = std::max(0.0, static_cast<double>(bytes) / it->second.best * 1e3 - f.recv_overhead_ns);
+      opt.stream_extra_ns = std::max(0.0, static_cast<double>(bytes) / simulated * 1e3 - f.recv_overhead_ns);
       f = calibrate::fit(real, opt);
     }
     while (runs < kCheckRuns) {

@@ -43,14 +43,14 @@ struct ComputeClockInfo {
 };
 const ComputeClockInfo& compute_clock_info();
 
+// A clock_gettime reading in ns (the stopwatch's, and the recorder's time stamps).
+uint64_t clock_ns(clockid_t id);
+
 // The calling thread's stopwatch of the application's compute: compute_start() when control
 // goes back to the application (the last thing mgen does), compute_stop_ns() when it comes back
 // (the first thing): the thread CPU time in between, less the clocks' own; 0 when the stopwatch
 // was not started. One per thread, not per rank: rank fibers switch only inside MPI calls, so
 // the interval open on a thread is always the running rank's.
-// A clock_gettime reading in ns (the stopwatch's, and the recorder's time stamps).
-uint64_t clock_ns(clockid_t id);
-
 void compute_start();
 uint64_t compute_stop_ns();
 
