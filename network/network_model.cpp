@@ -108,14 +108,23 @@ std::vector<LinkInfo> NetworkModel::links() const {
       } else {
         name = fmt::format("router {} {} -> router {}", r, l.dim ? "up" : "down", l.peer);
       }
-      out.push_back(LinkInfo{std::move(name), stats[topology_.port_base(r) + p], l.bandwidth});
+      LinkInfo info{std::move(name), stats[topology_.port_base(r) + p], l.bandwidth, r, l.peer};
+      info.to_nic = l.kind == PeerKind::kEndpoint;
+      if (!info.to_nic) {
+        info.dim = l.dim;
+        info.dir = l.dir;
+        info.wraps = l.dateline;
+      }
+      out.push_back(std::move(info));
     }
   }
   if (const std::vector<LinkStats>* nics = backend_->nic_link_stats()) {
     const std::vector<LinkStats>& nic = *nics;
     for (EndpointId e = 0; e < topology_.endpoints(); ++e) {
-      out.push_back(LinkInfo{fmt::format("nic {} -> router {}", e, topology_.endpoint_router(e)), nic[e],
-                             topology_.endpoint_bandwidth()});
+      LinkInfo info{fmt::format("nic {} -> router {}", e, topology_.endpoint_router(e)), nic[e],
+                    topology_.endpoint_bandwidth(), e, topology_.endpoint_router(e)};
+      info.from_nic = true;
+      out.push_back(std::move(info));
     }
   }
   return out;

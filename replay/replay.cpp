@@ -115,14 +115,25 @@ class RankReplay {
     for (uint64_t i = 0; reader_.next(r); ++i) {
       const double start = recorded_end + static_cast<double>(r.dt_wall) * 1e-9;
       recorded_end = start + static_cast<double>(r.dur) * 1e-9;
+      // Reports count the recorded calls, not the calls replaying them takes (MGEN_Call_begin):
+      // the compute before a call and the clock reads are the replay's own. MPI_Init and
+      // MPI_Finalize are the ones this rank's replay makes itself (replay()).
+      MGEN_Call_begin(nullptr);
       wait_until_start(r, start, shift);
       const double sim0 = PMPI_Wtime();
+      MGEN_Call_end();
       index_ = i;
       offset_ = r.offset;
+      const bool counted = r.op != Op::kInit && r.op != Op::kFinalize;
+      if (counted) MGEN_Call_begin(call_name(r, reader_).c_str());
       call(r);
+      if (counted) MGEN_Call_end();
       if (timings_ != nullptr) {
+        MGEN_Call_begin(nullptr);
+        const double sim1 = PMPI_Wtime();
+        MGEN_Call_end();
         timings_->push_back(CallTiming{reader_.header().rank, i, call_name(r, reader_), start,
-                                       static_cast<double>(r.dur) * 1e-9, sim0, PMPI_Wtime() - sim0});
+                                       static_cast<double>(r.dur) * 1e-9, sim0, sim1 - sim0});
       }
     }
   }

@@ -8,6 +8,7 @@ packages=(
   libtomlplusplus-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
   libboost-context-dev libmpich-dev mpich
   gnuplot-nox gfortran python3
+  python3-jsonschema
 )
 
 missing=()

@@ -25,6 +25,7 @@ uint32_t World::post_send(Exec& r, const void* buf, uint64_t bytes, RankId dst, 
   req.peer = dst;
   req.collective = collective;
   req.env = Envelope{context, r.rank, comm.rank, tag, bytes, 0, r.clock, Time()};
+  if (r.call_slot != kNone) owner.call_tally[r.call_slot].bytes += bytes;
   r.outbox.push_back(Op{r.clock, OpKind::kSend, q});
   return q;
 }
@@ -54,6 +55,7 @@ uint32_t World::post_rdma(Exec& r, ReqKind kind, RankId peer, uint64_t bytes, in
   req.peer = peer;
   req.rdma_tag = tag;
   req.env.bytes = bytes;
+  if (r.call_slot != kNone) owner.call_tally[r.call_slot].bytes += bytes;
   r.outbox.push_back(Op{r.clock, kind == ReqKind::kPut ? OpKind::kPut : OpKind::kGet, q});
   return q;
 }

@@ -145,7 +145,19 @@ struct RankStats {
   Time wait;      // blocked in MPI calls
   uint64_t messages_sent = 0;
   uint64_t bytes_sent = 0;
+  uint64_t calls = 0;  // calls the program made (a binding's inner MGEN calls are not counted)
+};
+
+// One function's share of a rank's calls (reports' per-function tables): how often the program
+// called it, the payload bytes the rank posted to send (or put, or get) while inside it,
+// collective algorithms' messages included, and the simulated time spent inside it. `name` is
+// the call's name as the facade knows it (a string literal: MPI_Send for the MPI bindings,
+// MGEN_Send for MGEN programs).
+struct CallTally {
+  const char* name = nullptr;
   uint64_t calls = 0;
+  uint64_t bytes = 0;
+  Time time;
 };
 
 // A counter per peer rank. Most ranks talk to a handful of peers, so those live in a short

@@ -15,6 +15,20 @@ thread_local World* g_active = nullptr;
 
 }  // namespace
 
+uint32_t Rank::tally_slot(const char* name) {
+  // The same name may be two literals in two translation units: compare pointers first (the
+  // usual case), then text.
+  const uint32_t n = static_cast<uint32_t>(call_tally.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    if (call_tally[i].name == name) return i;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (std::strcmp(call_tally[i].name, name) == 0) return i;
+  }
+  call_tally.push_back(CallTally{name, 0, 0, Time()});
+  return n;
+}
+
 uint32_t Rank::alloc_request(ReqKind kind) {
   uint32_t q;
   if (free_request != kNone) {
@@ -226,6 +240,7 @@ uint32_t World::start_helper(Exec& r, HelperJob job) {
   h.rank = r.rank;
   h.clock = r.clock;
   h.call = CallInfo{r.call.name, static_cast<int>(kNone), kAnyTag, r.call.comm};
+  h.call_slot = r.call_slot;  // its messages are the starting call's
   h.job = std::move(job);
   h.done = q;
   h.in_use = true;

@@ -57,6 +57,12 @@ struct Exec {
   CallInfo call;                    // the MPI call the context is in
   const char* last_call = nullptr;  // the last MPI call it entered (fault reports name it)
   RankStats stats;
+  // Per-function accounting (Rank::call_tally): how deep the context is in facade calls, and
+  // the tally slot the bytes it posts go to (a helper keeps the slot of the call that made it).
+  uint32_t scope_depth = 0;
+  uint32_t call_slot = kNone;
+  bool grouped = false;  // inside MGEN_Call_begin/end (a tool's calls on a program's behalf)
+  Time group_start;
 };
 
 struct Rank : Exec {
@@ -79,6 +85,10 @@ struct Rank : Exec {
 
   std::vector<TimelineEntry> timeline;
   bool initialized = false, finalized = false;
+
+  // The program's calls by function, in order of first use (a handful: linear search).
+  std::vector<CallTally> call_tally;
+  uint32_t tally_slot(const char* name);
 
   uint32_t alloc_request(ReqKind kind);
   void free_request_slot(uint32_t q);

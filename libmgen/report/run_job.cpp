@@ -48,6 +48,8 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     k.messages = rank.stats.messages_sent;
     k.bytes = rank.stats.bytes_sent;
     k.calls = rank.stats.calls;
+    for (const CallTally& t : rank.call_tally)
+      k.functions.push_back(FunctionReport{t.name, t.calls, t.bytes, t.time});
     r.ranks.push_back(k);
     r.bytes += rank.stats.bytes_sent;
     for (const TimelineEntry& e : rank.timeline)

@@ -135,7 +135,10 @@ config::MachineConfig MachineOptions::load() const {
   });
 }
 
-void write_report(const std::string& path, const nlohmann::json& report) {
+void write_report(const std::string& path, const nlohmann::json& body) {
+  nlohmann::json report = body;
+  report["format"] = "mgen-report";
+  report["format_version"] = kReportFormatVersion;
   if (path == "-") {
     std::cout << report.dump(2) << "\n";
     return;
@@ -143,49 +146,7 @@ void write_report(const std::string& path, const nlohmann::json& report) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("cannot write report to {}", path));
   out << report.dump(2) << "\n";
-}
-
-nlohmann::json machine_json(const config::MachineConfig& m) {
-  const net::NetworkConfig& n = m.network;
-  nlohmann::json bw = nlohmann::json::array();
-  for (const auto& b : n.topology.link_bandwidth)
-    bw.push_back(b.bytes_per_s());
-  return {
-      {"name", m.name},
-      {"description", m.description},
-      {"source", m.source},
-      {"backend", n.backend},
-      {"analytic", {{"nic_contention", n.analytic.nic_contention}}},
-      {"flow", {{"reference", n.flow.reference}}},
-      {"topology",
-       {{"kind", n.topology.kind},
-        {"dims", n.topology.dims},
-        {"channels", n.topology.channels},
-        {"down", n.topology.down},
-        {"up", n.topology.up},
-        {"nodes_per_router", n.topology.nodes_per_router},
-        {"link_bandwidth_Bps", bw},
-        {"link_latency_ps", n.topology.link_latency.count_ps()}}},
-      {"router",
-       {{"routing", n.router.routing},
-        {"vcs", n.router.vcs},
-        {"vc_buffer_B", n.router.vc_buffer.count()},
-        {"routing_delay_ps", n.router.routing_delay.count_ps()},
-        {"vc_alloc_delay_ps", n.router.vc_alloc_delay.count_ps()},
-        {"switch_alloc_delay_ps", n.router.switch_alloc_delay.count_ps()},
-        {"switch_delay_ps", n.router.switch_delay.count_ps()},
-        {"switch_bandwidth_Bps", n.router.switch_bandwidth.bytes_per_s()},
-        {"arbitration", n.router.arbitration}}},
-      {"nic",
-       {{"nics_per_node", n.nic.nics_per_node},
-        {"link_bandwidth_Bps", n.nic.link_bandwidth.bytes_per_s()},
-        {"link_latency_ps", n.nic.link_latency.count_ps()},
-        {"dma_bandwidth_Bps", n.nic.dma_bandwidth.bytes_per_s()},
-        {"dma_latency_ps", n.nic.dma_latency.count_ps()},
-        {"packet_payload_B", n.nic.packet_payload.count()},
-        {"packet_header_B", n.nic.packet_header.count()},
-        {"rx_buffer_B", n.nic.rx_buffer.count()}}},
-  };
+  if (!out) throw std::runtime_error(fmt::format("cannot write report to {}", path));
 }
 
 }  // namespace mgen::cli

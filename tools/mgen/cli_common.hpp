@@ -54,6 +54,8 @@ struct JobOptions {
   std::string placement = "block";
   std::string stack;  // empty: 8 MiB for recompiled MPI programs, 256 KiB otherwise (make_job)
   std::string report, timeline, paraver;
+  std::string links_csv, plot;  // --links-csv FILE, --plot PREFIX
+  bool calls = false;           // --calls: per-rank, per-function tables
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
@@ -110,8 +112,34 @@ int failure_exit_status(const mpi::RunReport& r);
 // Writes `report` to `path` (pretty-printed); "-" means standard output.
 void write_report(const std::string& path, const nlohmann::json& report);
 
-// The machine as JSON, for reports.
+// The machine as JSON, for reports: every key the machine file can set (report.cpp).
 nlohmann::json machine_json(const config::MachineConfig& machine);
+// The version of the report format (docs/report-format.md); every report carries it.
+constexpr int kReportFormatVersion = 1;
+
+// What --links-csv, --plot and --calls ask for, after a run (report.cpp).
+void write_job_outputs(const JobOptions& o, const config::MachineConfig& m, const mpi::RunReport& r,
+                       const std::string& program);
+
+// --plot PREFIX (plots.cpp): PREFIX-ranks.png, PREFIX-links.png with gnuplot.
+void plot_run(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r,
+              const std::string& program);
+
+// `mgen traffic --plot PREFIX` (plots.cpp): PREFIX-latency.png from the report's points.
+void plot_traffic(const std::string& prefix, const nlohmann::json& points, const std::string& title);
+
+// Per-function tables (report.cpp): each function's calls, bytes and time summed over ranks.
+struct FunctionTotal {
+  std::string name;
+  uint64_t calls = 0, bytes = 0;
+  simcore::Time time;
+  uint32_t ranks = 0;  // how many ranks called it
+};
+std::vector<FunctionTotal> function_totals(const mpi::RunReport& r);  // by name
+// The table over all ranks, then (per_rank) one per rank, on standard output.
+void print_function_table(const mpi::RunReport& r, bool per_rank);
+// Every link's bytes, packets, busy time and utilisation over `elapsed_s`, as CSV.
+void write_links_csv(const std::string& path, const std::vector<net::LinkInfo>& links, double elapsed_s);
 
 // Subcommands: each registers itself on `app` and returns the function to run when chosen.
 using Runner = std::function<int()>;

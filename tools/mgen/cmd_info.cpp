@@ -153,7 +153,8 @@ int run_info(const MachineOptions& machine_options, const std::string& report_pa
     fmt::print("  {:12} {}\n", e.name, e.description);
 
   if (!report_path.empty()) {
-    nlohmann::json j = {{"machine", machine_json(m)},
+    nlohmann::json j = {{"command", "info"},
+                        {"machine", machine_json(m)},
                         {"routers", t.routers()},
                         {"nodes", t.nodes()},
                         {"endpoints", t.endpoints()},

@@ -22,7 +22,6 @@ struct NasCli {
   std::string kernel;
   std::string cls = "S";
   std::string sweep;
-  std::string plot;
   int sample = 0;  // --sample K: extrapolate from K and 2K timed iterations
 };
 
@@ -147,8 +146,8 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
     fmt::print("{:>8} {:>14.6f} {:>14.2f} {:>10.2f} {:>10.1f}%{}\n", n, r.time_s, r.mops_total, speedup, 100 * eff,
                extrapolated_note(r));
   }
-  if (!o.plot.empty()) {
-    const std::string data = o.plot + ".dat";
+  if (!o.job.plot.empty()) {
+    const std::string data = o.job.plot + ".dat";
     {
       std::ofstream out(data);
       for (auto [n, t] : points)
@@ -159,11 +158,11 @@ int sweep(const NasCli& o, const nas::Kernel& k, char cls, const config::Machine
         "set title '{} class {} on {}'; set logscale xy 2; set xlabel 'processes'; set ylabel 'time (s)';"
         "set grid; plot '{}' using 1:2 with linespoints title 'predicted', '' using 1:3 with lines dt 2 title "
         "'ideal'",
-        o.plot, k.name(), cls, m.name, data);
+        o.job.plot, k.name(), cls, m.name, data);
     const std::string cmd = fmt::format("gnuplot -e \"{}\"", script);
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
     std::remove(data.c_str());
-    fmt::print("plot: {}\n", o.plot);
+    fmt::print("plot: {}\n", o.job.plot);
   }
   return 0;
 }
@@ -213,6 +212,7 @@ int run_nas(const NasCli& o) {
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r.report);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r.report);
+  write_job_outputs(o.job, m, r.report, name);
   if (!o.job.quiet) {
     print_summary(name, m, job, r.report, "nas");
     if (s.extrapolated) {
@@ -225,6 +225,7 @@ int run_nas(const NasCli& o) {
     }
     print_npb(k, p, s);
   }
+  if (o.job.calls) print_function_table(r.report, true);
   return 0;
 }
 
@@ -239,7 +240,6 @@ Runner add_nas(CLI::App& app) {
   sub->add_option("-n,--ranks", o->job.ranks, "number of processes")
       ->check(check::whole(1, std::numeric_limits<int>::max()));
   sub->add_option("--sweep-ranks", o->sweep, "strong scaling over these process counts, e.g. 16,64,256");
-  sub->add_option("--plot", o->plot, "with --sweep-ranks: write a PNG plot of time against processes");
   sub->add_option("--sample", o->sample,
                   "simulate K and 2K timed iterations and extrapolate NPB's time to all of them "
                   "(fast class D/E predictions)")

@@ -87,6 +87,7 @@ int replay(const ReplayCli& o) {
   }
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
+  write_job_outputs(o.job, m, r, name);
   if (!o.durations.empty()) {
     std::ofstream out(o.durations);
     if (!out) throw std::runtime_error(fmt::format("cannot write {}", o.durations));
@@ -108,6 +109,7 @@ int replay(const ReplayCli& o) {
                seconds(res.recorded_s), res.recorded_s > 0 ? r.predicted_s() / res.recorded_s : 0.0);
     if (opt.durations) print_durations(res.durations);
   }
+  if (o.job.calls) print_function_table(r, true);
   return 0;
 }
 

@@ -167,6 +167,11 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_option("--paraver", paraver,
                  "write the predicted run as a Paraver trace: PREFIX.prv, PREFIX.pcf and PREFIX.row (states, MPI "
                  "call events, every message)");
+  sub.add_option("--links-csv", links_csv, "write every link's bytes, packets, busy time and utilisation as CSV");
+  sub.add_option("--plot", plot,
+                 "draw pictures with gnuplot: PREFIX-ranks.png (each rank's compute, communication and waiting) "
+                 "and PREFIX-links.png (link utilisation on the topology)");
+  sub.add_flag("--calls", calls, "print each rank's MPI calls by function: calls, bytes sent, time inside");
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
@@ -365,62 +370,6 @@ int report_failure(const std::string& command, const mpi::RunReport& r) {
   return failure_exit_status(r);
 }
 
-void write_json_report(const std::string& path, const std::string& program, const config::MachineConfig& m,
-                       const mpi::JobConfig& job, const mpi::RunReport& r, const std::string& command,
-                       const nlohmann::json& extra) {
-  nlohmann::json ranks = nlohmann::json::array();
-  for (const mpi::RankReport& k : r.ranks) {
-    ranks.push_back({{"rank", k.rank},
-                     {"node", k.node},
-                     {"finish_s", k.finish_s()},
-                     {"compute_s", k.compute_s()},
-                     {"communication_s", k.overhead_s()},
-                     {"wait_s", k.wait_s()},
-                     {"finish_ps", k.finish.count_ps()},
-                     {"compute_ps", k.compute.count_ps()},
-                     {"communication_ps", k.overhead.count_ps()},
-                     {"wait_ps", k.wait.count_ps()},
-                     {"messages", k.messages},
-                     {"bytes", k.bytes},
-                     {"calls", k.calls}});
-  }
-  nlohmann::json links = nlohmann::json::array();
-  for (const net::LinkInfo& l : r.links) {
-    if (l.stats.bytes == 0) continue;
-    links.push_back({{"link", l.name},
-                     {"bytes", l.stats.bytes},
-                     {"packets", l.stats.packets},
-                     {"busy_s", l.stats.busy.seconds()},
-                     {"busy_ps", l.stats.busy.count_ps()},
-                     {"utilization", r.drained_s() > 0 ? l.stats.busy.seconds() / r.drained_s() : 0.0}});
-  }
-  nlohmann::json report = {{"command", command},
-                           {"program", program},
-                           {"ok", r.ok},
-                           {"status", mpi::status_name(r.status)},
-                           {"signal", r.signal},
-                           {"error", r.error},
-                           {"predicted_time_s", r.predicted_s()},
-                           {"backend", r.backend},
-                           {"drained_s", r.drained_s()},
-                           {"predicted_ps", r.predicted.count_ps()},
-                           {"drained_ps", r.drained.count_ps()},
-                           {"ranks", job.ranks},
-                           {"procs_per_node", job.procs_per_node},
-                           {"wall_s", r.wall_s},
-                           {"events", r.events},
-                           {"messages", r.messages},
-                           {"intra_node_messages", r.intra_node_messages},
-                           {"bytes", r.bytes},
-                           {"packets", r.network.packets},
-                           {"packet_hops", r.network.packet_hops},
-                           {"machine", machine_json(m)},
-                           {"per_rank", ranks},
-                           {"links", links}};
-  report.update(extra);
-  write_report(path, report);
-}
-
 // Chrome / Perfetto trace: one track per rank, one slice per MGEN call.
 void write_timeline(const std::string& path, const mpi::RunReport& r) {
   std::ofstream out(path);
@@ -528,8 +477,10 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
   if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
   if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
+  write_job_outputs(o.job, m, r, name);
   if (!r.ok) return report_failure("run", r);
   if (!o.job.quiet) print_summary(name, m, job, r, "run");
+  if (o.job.calls) print_function_table(r, true);
   return 0;
 }
 

@@ -29,6 +29,7 @@ struct TrafficCli {
   uint32_t hotspot = 0;
   std::string report;
   std::string links_csv;
+  std::string plot;
 };
 
 // The busiest links of a run, and the whole list as CSV on request.
@@ -53,17 +54,6 @@ nlohmann::json link_summary(const traffic::TrafficResult& r, size_t top) {
   const double mean =
       r.links.empty() || r.simulated_s() <= 0 ? 0 : sum / static_cast<double>(r.links.size()) / r.simulated_s();
   return {{"mean_utilization", mean}, {"busiest", busiest}};
-}
-
-void write_links_csv(const std::string& path, const traffic::TrafficResult& r) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot write link statistics to {}", path));
-  out << "link,bandwidth_Bps,bytes,packets,busy_s,utilization\n";
-  for (const net::LinkInfo& l : r.links) {
-    out << fmt::format("\"{}\",{},{},{},{:.9g},{:.6f}\n", l.name, l.bandwidth.bytes_per_s(), l.stats.bytes,
-                       l.stats.packets, l.stats.busy.seconds(),
-                       r.simulated_s() > 0 ? l.stats.busy.seconds() / r.simulated_s() : 0.0);
-  }
 }
 
 // "0.1:0.9:0.1" (start:stop:step) or "0.1,0.3,0.5": offered loads in (0, 1].
@@ -157,7 +147,7 @@ int run_traffic(const TrafficCli& o) {
                r.saturated ? "  saturated" : "");
     std::fflush(stdout);
     points.push_back(result_json(r));
-    if (!o.links_csv.empty()) write_links_csv(o.links_csv, r);  // the last point's links
+    if (!o.links_csv.empty()) write_links_csv(o.links_csv, r.links, r.simulated_s());  // the last point's links
     if (loads.size() == 1) {
       const nlohmann::json links = link_summary(r, 5);
       fmt::print("links: mean utilisation {:.3f}; busiest:", links["mean_utilization"].get<double>());
@@ -174,6 +164,9 @@ int run_traffic(const TrafficCli& o) {
     } else {
       last_ok = load;
     }
+  }
+  if (!o.plot.empty()) {
+    plot_traffic(o.plot, points, fmt::format("{} traffic on {}, {} B messages", o.pattern, m.name, size));
   }
   if (!o.report.empty()) {
     write_report(o.report, {{"command", "traffic"},
@@ -212,7 +205,11 @@ Runner add_traffic(CLI::App& app) {
   sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)")
       ->check(check::whole(0, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
-  sub->add_option("--links", o->links_csv, "write per-link statistics (bytes, busy time, utilisation) as CSV");
+  sub->add_option("--plot", o->plot,
+                  "draw the latency-load curve with gnuplot: PREFIX-latency.png (latency and accepted load "
+                  "against offered load)");
+  sub->add_option("--links-csv,--links", o->links_csv,
+                  "write per-link statistics (bytes, busy time, utilisation) as CSV");
   return [o] { return run_traffic(*o); };
 }
 

@@ -70,12 +70,25 @@ Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().na
   rank_ = &w->current();
   rank_->call = CallInfo{name_, peer, tag, comm};
   rank_->last_call = name_;
-  ++rank_->stats.calls;
   start_ = rank_->clock;
+  // The program's own calls are counted, once each: the outermost Scope of the rank's main
+  // context. An MPI binding's inner MGEN calls, and a helper context's, are part of a call
+  // already counted.
+  Exec& x = w->current_exec();
+  exec_ = &x;
+  if (x.scope_depth++ == 0 && x.id == x.rank) {
+    ++rank_->stats.calls;
+    x.call_slot = rank_->tally_slot(name_);
+    ++rank_->call_tally[x.call_slot].calls;
+  }
 }
 
 Scope::~Scope() {
   if (rank_ == nullptr) return;
+  if (--exec_->scope_depth == 0 && exec_->id == exec_->rank) {
+    rank_->call_tally[exec_->call_slot].time += rank_->clock - start_;
+    exec_->call_slot = kNone;
+  }
   if (world_->job().timeline) rank_->timeline.push_back(TimelineEntry{name_, start_, rank_->clock});
   // Back to the enclosing MPI call's name, if any: an MPI binding that waits after its
   // MGEN_Irecv returned is still in MPI_Recv for deadlock reports.

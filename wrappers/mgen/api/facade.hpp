@@ -66,6 +66,7 @@ class Scope {
  private:
   World* world_ = nullptr;
   Rank* rank_ = nullptr;
+  Exec* exec_ = nullptr;  // the calling context (per-function accounting)
   const char* name_;
   Time start_;
 };

@@ -47,6 +47,15 @@ struct MachineSetup {
 // The program every rank runs (MGEN_Main, or a recompiled program's main).
 using RankMain = std::function<void(int argc, char** argv)>;
 
+// One function's line in a rank's table: how often the program called it, the payload bytes
+// the rank posted to send, put or get inside it (a collective's algorithm messages included),
+// and the simulated time spent inside it (communication overhead and waiting).
+struct FunctionReport {
+  std::string name;  // MPI_Send (recompiled programs, replay), MGEN_Send (MGEN programs, NAS)
+  uint64_t calls = 0, bytes = 0;
+  simcore::Time time;
+};
+
 struct RankReport {
   uint32_t rank = 0, node = 0;
   simcore::Time finish, compute, overhead, wait;
@@ -54,7 +63,9 @@ struct RankReport {
   double compute_s() const { return compute.seconds(); }
   double overhead_s() const { return overhead.seconds(); }
   double wait_s() const { return wait.seconds(); }
-  uint64_t messages = 0, bytes = 0, calls = 0;
+  uint64_t messages = 0, bytes = 0;
+  uint64_t calls = 0;                     // the program's calls (the sum of functions' calls)
+  std::vector<FunctionReport> functions;  // in order of first call
 };
 
 struct TimelineEvent {

@@ -26,6 +26,12 @@ struct LinkInfo {
   std::string name;
   LinkStats stats;
   Bandwidth bandwidth;
+  // Where it runs (link maps): from a router or NIC to a router or NIC, by id.
+  uint32_t from = 0, to = 0;
+  bool from_nic = false, to_nic = false;
+  uint8_t dim = 0xff;  // router-to-router: torus/mesh dimension; fat tree: 0 = down, 1 = up
+  uint8_t dir = 0;     // torus/mesh: 0 = +, 1 = -
+  bool wraps = false;  // torus: the wrap-around link of its ring
 };
 
 class NetworkModel {

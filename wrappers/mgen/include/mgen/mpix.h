@@ -17,6 +17,14 @@ extern "C" {
  * their computation instead of, or besides, having it measured (mgen run --ignore-compute). */
 int MPI_Comp(double seconds);
 
+/* Reports' per-function tables (docs/report-format.md) for tools that make MPI calls on a
+ * program's behalf, such as mgen's trace replay: the calls between MGEN_Call_begin(name) and
+ * MGEN_Call_end() count as one call of `name`, with their bytes and their time; with a NULL
+ * name they are not counted at all. Not nested: a begin inside a group, or an end outside one,
+ * does nothing. */
+void MGEN_Call_begin(const char* name);
+void MGEN_Call_end(void);
+
 /* ---- Scaling aids (after SimGrid SMPI's SMPI_SHARED_MALLOC and SMPI_SAMPLE_*; the caveats are
  * in docs/mpi-coverage.md, "Scaling aids"). */
 
