@@ -9,6 +9,7 @@ packages=(
   libboost-context-dev libmpich-dev mpich
   gnuplot-nox gfortran python3
   python3-jsonschema
+  autoconf automake
 )
 
 missing=()

@@ -21,6 +21,7 @@
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/mpi/run.hpp"
+#include "pie_module.hpp"
 #include "resources.hpp"
 
 namespace mgen::cli {
@@ -89,7 +90,8 @@ void check_module(const fs::path& path) {
 
 void* open_module(const fs::path& path, const fs::path& given) {
   // Programs stay loaded for the life of the process: their code runs in every rank.
-  void* handle = dlopen(fs::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
+  const LoadableModule module(fs::absolute(path));
+  void* handle = dlopen(module.path().c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     std::string why = dlerror();
     const size_t u = why.find("undefined symbol: ");

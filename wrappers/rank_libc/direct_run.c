@@ -5,12 +5,15 @@
 // .interp, and an entry point (mgen-cc passes -e mgen_direct_run). The dynamic linker
 // initialises libc before it jumps here, but the stack is aligned as for _start, not as for a
 // call, and there is no argc/argv to receive: they are read back from /proc/self/cmdline.
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -26,6 +29,36 @@ __attribute__((used, section(".interp"))) const char mgen_interp[] = MGEN_DYNAMI
 #ifndef MGEN_RUNNER
 #define MGEN_RUNNER "mgen"
 #endif
+
+#ifndef MGEN_LIB_TO_BIN
+#define MGEN_LIB_TO_BIN "../bin"
+#endif
+
+struct runner_search {
+  char path[PATH_MAX];
+  int found;
+};
+
+// The mgen beside the libmgen.so this program loaded: in the build tree they share a directory;
+// installed, mgen is in MGEN_LIB_TO_BIN relative to the library's (so a relocated prefix works).
+static int find_runner_by_library(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  struct runner_search* s = data;
+  const char* name = info->dlpi_name;
+  const char* base = name ? strrchr(name, '/') : NULL;
+  if (base == NULL || strcmp(base, "/libmgen.so") != 0) return 0;
+  const int dir = (int)(base - name);
+  const char* tries[] = {"/mgen", "/" MGEN_LIB_TO_BIN "/mgen"};
+  for (size_t i = 0; i < sizeof tries / sizeof tries[0]; ++i) {
+    snprintf(s->path, sizeof s->path, "%.*s%s", dir, name, tries[i]);
+    struct stat st;
+    if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode) && access(s->path, X_OK) == 0) {
+      s->found = 1;
+      return 1;
+    }
+  }
+  return 0;
+}
 
 // Reads all of /proc/self/cmdline (NUL-separated arguments) into a malloc'd buffer.
 static char* read_cmdline(size_t* len) {
@@ -65,11 +98,16 @@ __attribute__((noreturn, force_align_arg_pointer, visibility("default"))) void m
   }
   exe[exe_len] = '\0';
   size_t args = 0;
-  for (size_t i = 0; i < len; ++i) args += cmdline[i] == '\0';
+  for (size_t i = 0; i < len; ++i)
+    args += cmdline[i] == '\0';
   // mgen run -n 1 -q EXE ARG1..ARGn NULL: the program's own argv[0] is dropped for EXE.
   char** argv = calloc(args + 6, sizeof *argv);
   const char* runner = getenv("MGEN_RUNNER");
-  if (runner == NULL || runner[0] == '\0') runner = MGEN_RUNNER;
+  static struct runner_search beside;
+  if (runner == NULL || runner[0] == '\0') {
+    dl_iterate_phdr(find_runner_by_library, &beside);
+    runner = beside.found ? beside.path : MGEN_RUNNER;
+  }
   size_t k = 0;
   argv[k++] = (char*)runner;
   argv[k++] = "run";
@@ -78,10 +116,13 @@ __attribute__((noreturn, force_align_arg_pointer, visibility("default"))) void m
   argv[k++] = "-q";
   argv[k++] = exe;
   size_t start = strnlen(cmdline, len) + 1;  // past argv[0]
-  for (size_t i = start; i < len; i += strlen(cmdline + i) + 1) argv[k++] = cmdline + i;
+  for (size_t i = start; i < len; i += strlen(cmdline + i) + 1)
+    argv[k++] = cmdline + i;
   argv[k] = NULL;
   execvp(runner, argv);
-  fprintf(stderr, "%s: built with mgen-cc, so it runs under mgen, but %s cannot be started (%s): run it with `mgen run -n N %s`\n",
-          exe, runner, strerror(errno), exe);
+  fprintf(
+      stderr,
+      "%s: built with mgen-cc, so it runs under mgen, but %s cannot be started (%s): run it with `mgen run -n N %s`\n",
+      exe, runner, strerror(errno), exe);
   _exit(127);
 }
