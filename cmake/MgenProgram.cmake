@@ -12,6 +12,13 @@
 # libc state a process owns (getopt, strtok, rand, atexit: mgen_rank).
 #
 # C is compiled with -fexceptions so that a run that stops can unwind every rank.
+#
+# The same function serves mgen's build tree and the installed package (find_package(mgen
+# CONFIG), cmake/mgenConfig.cmake.in): it needs the targets mgen::mgen and mgen::rank, and
+# MGEN_MPICH_INCLUDE (MPICH's mpi.h) and MGEN_PROGRAM_NSIM_INCLUDE (the mgen/ header folder).
+if(NOT DEFINED MGEN_PROGRAM_NSIM_INCLUDE)
+  set(MGEN_PROGRAM_NSIM_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/../wrappers/mgen/include/mgen)
+endif()
 function(mgen_add_program name)
   cmake_parse_arguments(ARG "MPI" "" "" ${ARGN})
   add_library(${name} MODULE ${ARG_UNPARSED_ARGUMENTS})
@@ -27,8 +34,8 @@ function(mgen_add_program name)
     # gcc 12 misreads MPICH's MPI_STATUSES_IGNORE as a zero-sized array.
     target_compile_options(${name} PRIVATE $<$<C_COMPILER_ID:GNU>:-Wno-stringop-overflow>)
     target_link_options(${name} PRIVATE -Wl,-Bsymbolic -Wl,--wrap=exit -Wl,-u,mgen_direct_run -Wl,-e,mgen_direct_run)
-    target_link_libraries(${name} PRIVATE mgen_rank)
+    target_link_libraries(${name} PRIVATE mgen::rank)
   else()
-    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/wrappers/mgen/include/mgen)
+    target_include_directories(${name} PRIVATE ${MGEN_PROGRAM_NSIM_INCLUDE})
   endif()
 endfunction()

@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 
+#include "install_paths.hpp"
 #include "mgen/config/units.hpp"
 #include "resources.hpp"
 
@@ -115,7 +116,9 @@ CLI::Validator duration(bool zero_allowed) {
 }  // namespace check
 
 void MachineOptions::attach(CLI::App& app) {
-  app.add_option("-c,--config", config_path, "machine file (TOML); the built-in default machine when omitted");
+  app.add_option("-c,--config", config_path,
+                 "machine file (TOML), or the name of a shipped one (hopper, nsim-ace-ib...); the built-in default "
+                 "machine when omitted");
   // One value per --set, so that `--set k=v PROGRAM` leaves PROGRAM alone.
   app.add_option("--set", overrides, "override a machine key, e.g. --set router.routing=adaptive (repeatable)")
       ->type_name("KEY=VALUE")
@@ -131,7 +134,7 @@ config::MachineConfig MachineOptions::load() const {
   const config::BeforeBuild estimate = [this](const config::MachineConfig& m) { check_machine_memory(m, force); };
   return building("reading the machine", [&] {
     return config_path.empty() ? config::load_default(overrides, estimate)
-                               : config::load_machine(config_path, overrides, estimate);
+                               : config::load_machine(find_machine_file(config_path), overrides, estimate);
   });
 }
 

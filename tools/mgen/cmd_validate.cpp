@@ -14,12 +14,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "install_paths.hpp"
 #include "mgen/mgen.h"
 #include "validate.hpp"
-
-#ifndef MGEN_CONFIG_DIR
-#define MGEN_CONFIG_DIR "configs"
-#endif
 
 namespace fs = std::filesystem;
 
@@ -116,7 +113,7 @@ void write_plot(const Plot& p, const fs::path& dir) {
 }
 
 struct ValidateCli {
-  std::string only, plots, configs = MGEN_CONFIG_DIR;
+  std::string only, plots, configs = machine_files_dir();
   bool quick = false, list = false;
 };
 
