@@ -43,9 +43,10 @@ set(CPACK_PACKAGE_VENDOR "mgen")
 set(CPACK_PACKAGE_CONTACT "mgen developers <mgen@invalid>")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CPACK_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "predicts the performance of MPI applications on a modelled machine")
-set(CPACK_PACKAGE_DESCRIPTION
-    "mgen runs MPI programs recompiled with mgen-cc, recorded traces and NAS skeletons as fibers on one computer "
-    "and predicts their time on a machine it models (network topology, routing, MPI protocols, collectives).")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+       "mgen runs MPI programs recompiled with mgen-cc, recorded traces and NAS skeletons as fibers on one "
+       "computer and predicts their time on a machine it models (network topology, routing, MPI protocols, "
+       "collectives).")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -6,7 +6,8 @@
 #   - the installed mgen-cc builds an MPI program (no path into the build tree), which runs under
 #     the installed mgen and by itself; --check reads it;
 #   - `mgen -c NAME` finds the installed machine files by name;
-#   - `mgen record` finds the installed recorder (when MPICH's mpicc and mpiexec are here).
+#   - `mgen record` finds the installed recorder (when MPICH's mpicc and mpiexec are here);
+#   - `cpack -G DEB` makes a .deb holding the same files under /usr.
 # The ring's output depends on the messages exchanged (rank r prints rank r-1's token).
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
@@ -58,6 +59,15 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
   mpicc -O1 "$projects/ring.c" -o "$work/ring.mpich" || exit 1
   expect 0 "rank 1 of 2 got 2" -- timeout 60 "$p/bin/mgen" record -n 2 --out "$work/trace" -- "$work/ring.mpich"
   expect 0 "mgen replay: 2 ranks.*predicted time" -- "$p/bin/mgen" replay "$work/trace"
+fi
+
+# The Debian package (cpack -G DEB, as in README): the same files under /usr, and its dependencies.
+if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
+  expect 0 "package: .*mgen_[0-9.]+_[a-z0-9]+\.deb generated" -- cpack -G DEB -B "$work/deb" --config "$build/CPackConfig.cmake"
+  deb=$(ls "$work"/deb/mgen_*.deb 2>/dev/null | head -1)
+  expect 0 "\./usr/bin/mgen-cc .*\./usr/lib/cmake/mgen/mgenConfig\.cmake .*\./usr/lib/libmgen\.so .*\./usr/share/mgen/configs/hopper\.toml" \
+    -- bash -c "dpkg-deb -c '$deb' | awk '{print \$NF}' | sort"
+  expect 0 "Depends: .*libboost-context.*libmpich-dev" -- dpkg-deb -I "$deb"
 fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
