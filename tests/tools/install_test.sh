@@ -47,6 +47,11 @@ expect 0 "$p/lib/libmgen_rank\.a" -- "$p/bin/mgen-cc" -show
 "$p/bin/mgen-cc" -O1 "$projects/ring.c" -o "$work/ring" || exit 1
 expect 0 "$ring4" -- sorted "$p/bin/mgen" run -n 4 -q "$work/ring"
 expect 0 "rank 0 of 1 got 1 \(calls 1\)" -- "$work/ring"
+# Started by itself, it runs under the installed mgen (found beside the libmgen.so it loaded).
+if command -v strace >/dev/null; then
+  expect 0 "execve\(\"$p/lib/\.\./bin/mgen\", .*\"run\", \"-n\", \"1\"" \
+    -- env -u MGEN_RUNNER strace -f -e trace=execve "$work/ring"
+fi
 expect 0 "uses 5 MPI functions; mgen supports all of them" -- "$p/bin/mgen-cc" --check "$work/ring"
 
 # Machine files by name, from the installed share/mgen/configs.
