@@ -57,6 +57,8 @@ expect 0 "uses 5 MPI functions; mgen supports all of them" -- "$p/bin/mgen-cc" -
 # Machine files by name, from the installed share/mgen/configs.
 expect 0 "machine +hopper .*source +$p/share/mgen/configs/hopper\.toml" -- "$p/bin/mgen" info -c hopper
 expect 0 "rank 0 of 2 got 12.*on nsim-ace-ib " -- "$p/bin/mgen" run -n 2 -c nsim-ace-ib.toml "$work/ring"
+# In the build tree the same names resolve to the source tree's configs/.
+expect 0 "source +$src/configs/hopper\.toml" -- "$build/mgen" info -c hopper
 expect 2 "no-such-machine" -- "$p/bin/mgen" run -n 2 -c no-such-machine "$work/ring"
 
 # The installed recorder.

@@ -60,7 +60,9 @@ LoadableModule::LoadableModule(const fs::path& program) : path_(program) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   std::string image = bytes.str();
-  if (!clear_pie_flag(image)) return;
+  // Only programs linked with mgen-cc's flags (their entry point, mgen_direct_run, is named in
+  // the file): any other executable keeps dlopen's refusal, which the caller explains.
+  if (image.find("mgen_direct_run") == std::string::npos || !clear_pie_flag(image)) return;
   const char* tmp = std::getenv("TMPDIR");
   std::string name = (fs::path(tmp ? tmp : "/tmp") / "mgen-pie-XXXXXX.so").string();
   const int fd = mkstemps(name.data(), 3);

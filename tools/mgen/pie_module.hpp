@@ -7,8 +7,9 @@
 namespace mgen::cli {
 
 // The file to hand dlopen for `program`: the program itself, or, for a position-independent
-// executable (DF_1_PIE, which glibc refuses to dlopen), a copy without that flag in a temporary
-// file that is removed when this object goes (dlopen keeps its mapping).
+// executable linked with mgen-cc's flags (DF_1_PIE, which glibc refuses to dlopen), a copy
+// without that flag in a temporary file that is removed when this object goes (dlopen keeps
+// its mapping).
 class LoadableModule {
  public:
   explicit LoadableModule(const std::filesystem::path& program);
