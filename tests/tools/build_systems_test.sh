@@ -5,12 +5,13 @@
 #     the program by itself; `mgen run -n 4` runs the ring;
 #   - CMake with find_package(MPI): FindMPI interrogates mgen-cc (-compile-info, -link-info) as
 #     MPI_C_COMPILER (the program is then linked by plain cc, as a position-independent
-#     executable), or uses mgen-cc as the C compiler; both rings run under `mgen run -n 4`.
+#     executable), or uses mgen-cc as the C compiler; both rings run under `mgen run -n 4`;
+#     the same with mgen-cxx for a C++ ring that prints with std::cout.
 # The projects are copied from tests/tools/projects into a temporary directory.
 # Usage: build_systems_test.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
-build=$1
-src=$2
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=expect.sh
@@ -19,6 +20,7 @@ mgen=$build/mgen
 projects=$src/tests/tools/projects
 # What rank r of 4 prints: rank r-1's token, 10 (r-1) + 4, and its own first call count.
 ring4="rank 0 of 4 got 34 \(calls 1\).*rank 1 of 4 got 4 \(calls 1\).*rank 2 of 4 got 14 \(calls 1\).*rank 3 of 4 got 24 \(calls 1\)"
+ring4cxx="c\+\+ rank 0 of 4 got 34 c\+\+ rank 1 of 4 got 4 c\+\+ rank 2 of 4 got 14 c\+\+ rank 3 of 4 got 24"
 sorted() { "$@" 2>&1 | sort; }
 
 if command -v autoreconf >/dev/null && command -v automake >/dev/null; then
@@ -36,16 +38,19 @@ fi
 if command -v cmake >/dev/null; then
   cp -r "$projects/cmake_ring" "$work/cmake" && cp "$projects/ring.c" "$work/cmake/"
   # MPI_C_COMPILER=mgen-cc: FindMPI's own parse of the wrapper finds MPICH's mpi.h and libmgen.
-  expect 0 "Found MPI_C: .*version \"4\.0\"" -- cmake -S "$work/cmake" -B "$work/cmake/b1" -DMPI_C_COMPILER="$build/mgen-cc"
+  expect 0 "Found MPI_C: .*version \"4\.0\"" -- cmake -S "$work/cmake" -B "$work/cmake/b1" -DMPI_C_COMPILER="$build/mgen-cc" \
+    -DMPI_CXX_COMPILER="$build/mgen-cxx"
   expect 0 "includes=.*mpich.*libraries=.*libmgen_rank\.a;.*libmgen\.so" -- cat "$work/cmake/b1/mpi-found.txt"
   expect 0 "Built target ring" -- cmake --build "$work/cmake/b1"
   expect 0 "$ring4" -- sorted "$mgen" run -n 4 -q "$work/cmake/b1/ring"
+  expect 0 "$ring4cxx" -- sorted "$mgen" run -n 4 -q "$work/cmake/b1/ring_cxx"
   expect 0 "rank 0 of 1 got 1 \(calls 1\)" -- "$work/cmake/b1/ring"
   # mgen-cc as the C compiler: FindMPI sees that it compiles MPI programs as it is.
   expect 0 "Check for working C compiler: .*mgen-cc.*Found MPI_C: .*mgen-cc" \
-    -- env CC="$build/mgen-cc" cmake -S "$work/cmake" -B "$work/cmake/b2"
+    -- env CC="$build/mgen-cc" CXX="$build/mgen-cxx" cmake -S "$work/cmake" -B "$work/cmake/b2"
   expect 0 "Built target ring" -- cmake --build "$work/cmake/b2"
   expect 0 "$ring4" -- sorted "$mgen" run -n 4 -q "$work/cmake/b2/ring"
+  expect 0 "$ring4cxx" -- sorted "$mgen" run -n 4 -q "$work/cmake/b2/ring_cxx"
 fi
 
 # MPICH's wrapper queries: -compile-info compiles (no link flags), -link-info links.
