@@ -11,8 +11,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int token = rank * 10 + size, got = -1;
-  MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 0, &got, 1, MPI_INT, (rank + size - 1) % size, 0,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 0, &got, 1, MPI_INT, (rank + size - 1) % size, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   std::ostringstream line;
   line << "c++ rank " << rank << " of " << size << " got " << got << "\n";
   std::cout << line.str() << std::flush;
