@@ -41,8 +41,15 @@ references() {
 status=0
 for file in "$@"; do
   [[ -f $file ]] || { echo "$me: $file: no such file" >&2; exit 2; }
-  kind=$(file -b "$file" 2>/dev/null || true)
-  if ! head -c 8 "$file" | grep -qa -e $'\x7fELF' -e '!<arch>'; then
+  # What the file is: an archive, or an ELF object (e_type 1), program or shared object (2, 3).
+  if [[ $(head -c 7 "$file" | tr -d '\0') == '!<arch>' ]]; then
+    kind="an archive"
+  elif [[ $(head -c 4 "$file" | tail -c 3) == ELF ]]; then
+    case $(od -An -tu2 -j16 -N2 "$file" | tr -d ' ') in
+      1) kind="an object file" ;;
+      *) kind="a program" ;;
+    esac
+  else
     echo "$me: $file: not a program, object file or archive" >&2
     exit 2
   fi
@@ -57,8 +64,9 @@ for file in "$@"; do
   fi
   has_main=$(awk '$1 == "main" && $2 == "main" { print "yes"; exit }' <<<"$refs")
   if [[ -z $has_main ]]; then
-    case $kind in *archive*) what="an archive" ;; *) what="an object file" ;; esac
-    echo "$file: $what (no main): uses $n MPI functions; mgen does not support these, and a call stops the run:"
+    what="$kind (no main)"
+    [[ $kind == "a program" ]] && what="a program without a symbol for main (stripped?), so all are listed"
+    echo "$file: $what: uses $n MPI functions; mgen does not support these, and a call stops the run:"
     for f in $unsupported; do
       users=$(awk -v f="$f" '($2 == f || $2 == "P" f) && $1 != $2 { print $1 }' <<<"$refs" | sort -u | paste -sd, - | sed 's/,/, /g')
       echo "  $f (called by ${users:-?})"
