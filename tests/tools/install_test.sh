@@ -44,6 +44,9 @@ expect 1 "version.*99\.0" -- cmake -S "$work/ext" -B "$work/ext/b99" -DCMAKE_PRE
 
 # The installed mgen-cc.
 expect 0 "$p/lib/libmgen_rank\.a" -- "$p/bin/mgen-cc" -show
+# Through a symbolic link on PATH (as /usr/local/bin/mgen-cc -> /opt/mgen/bin/mgen-cc), too.
+mkdir -p "$work/links" && ln -s "$p/bin/mgen-cc" "$work/links/mgen-cc"
+expect 0 "-I$p/include .*$p/lib/libmgen_rank\.a" -- env PATH="$work/links:$PATH" mgen-cc -show
 "$p/bin/mgen-cc" -O1 "$projects/ring.c" -o "$work/ring" || exit 1
 expect 0 "$ring4" -- sorted "$p/bin/mgen" run -n 4 -q "$work/ring"
 expect 0 "rank 0 of 1 got 1 \(calls 1\)" -- "$work/ring"
