@@ -62,7 +62,8 @@ expect 0 "machine +hopper .*source +$p/share/mgen/configs/hopper\.toml" -- "$p/b
 expect 0 "rank 0 of 2 got 12.*on nsim-ace-ib " -- "$p/bin/mgen" run -n 2 -c nsim-ace-ib.toml "$work/ring"
 # In the build tree the same names resolve to the source tree's configs/.
 expect 0 "source +$src/configs/hopper\.toml" -- "$build/mgen" info -c hopper
-expect 2 "no-such-machine" -- "$p/bin/mgen" run -n 2 -c no-such-machine "$work/ring"
+expect 2 "no-such-machine: no such machine file, nor a shipped one of that name in $p/share/mgen/configs \\(hopper, .*thunderx2-cx4\\)" \
+  -- "$p/bin/mgen" run -n 2 -c no-such-machine "$work/ring"
 
 # The installed recorder.
 if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then

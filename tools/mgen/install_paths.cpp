@@ -1,7 +1,14 @@
 #include "install_paths.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <vector>
+
+#include "mgen/config/machine.hpp"
 
 #ifndef MGEN_CONFIG_DIR
 #define MGEN_CONFIG_DIR "configs"
@@ -28,7 +35,14 @@ std::string find_machine_file(const std::string& name) {
   for (const fs::path& p : {dir / name, dir / (name + ".toml")}) {
     if (fs::is_regular_file(p, ec)) return p.string();
   }
-  return name;
+  std::vector<std::string> shipped;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".toml") shipped.push_back(entry.path().stem().string());
+  }
+  std::sort(shipped.begin(), shipped.end());
+  throw config::Error(name, "",
+                      fmt::format("no such machine file, nor a shipped one of that name in {} ({})", dir.string(),
+                                  shipped.empty() ? "none there" : fmt::format("{}", fmt::join(shipped, ", "))));
 }
 
 }  // namespace mgen::cli

@@ -12,7 +12,8 @@ namespace mgen::cli {
 std::string machine_files_dir();
 
 // What `-c NAME` names: NAME itself when it is a file, else the shipped machine file NAME or
-// NAME.toml (`-c hopper`); NAME unchanged when neither exists (the reader then says so).
+// NAME.toml (`-c hopper`); a config::Error naming the shipped ones when neither exists. A
+// NAME with a directory part is returned as it is (the reader says if it cannot be opened).
 std::string find_machine_file(const std::string& name);
 
 }  // namespace mgen::cli
