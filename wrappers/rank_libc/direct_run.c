@@ -5,6 +5,8 @@
 // .interp, and an entry point (mgen-cc passes -e mgen_direct_run). The dynamic linker
 // initialises libc before it jumps here, but the stack is aligned as for _start, not as for a
 // call, and there is no argc/argv to receive: they are read back from /proc/self/cmdline.
+// The mgen it runs under is $MGEN_RUNNER, else the one beside the libmgen.so the program
+// loaded (build tree, or an installed prefix wherever it was moved), else the build's own.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -98,8 +100,7 @@ __attribute__((noreturn, force_align_arg_pointer, visibility("default"))) void m
   }
   exe[exe_len] = '\0';
   size_t args = 0;
-  for (size_t i = 0; i < len; ++i)
-    args += cmdline[i] == '\0';
+  for (size_t i = 0; i < len; ++i) args += cmdline[i] == '\0';
   // mgen run -n 1 -q EXE ARG1..ARGn NULL: the program's own argv[0] is dropped for EXE.
   char** argv = calloc(args + 6, sizeof *argv);
   const char* runner = getenv("MGEN_RUNNER");
@@ -116,13 +117,10 @@ __attribute__((noreturn, force_align_arg_pointer, visibility("default"))) void m
   argv[k++] = "-q";
   argv[k++] = exe;
   size_t start = strnlen(cmdline, len) + 1;  // past argv[0]
-  for (size_t i = start; i < len; i += strlen(cmdline + i) + 1)
-    argv[k++] = cmdline + i;
+  for (size_t i = start; i < len; i += strlen(cmdline + i) + 1) argv[k++] = cmdline + i;
   argv[k] = NULL;
   execvp(runner, argv);
-  fprintf(
-      stderr,
-      "%s: built with mgen-cc, so it runs under mgen, but %s cannot be started (%s): run it with `mgen run -n N %s`\n",
-      exe, runner, strerror(errno), exe);
+  fprintf(stderr, "%s: built with mgen-cc, so it runs under mgen, but %s cannot be started (%s): run it with `mgen run -n N %s`\n",
+          exe, runner, strerror(errno), exe);
   _exit(127);
 }
