@@ -10,6 +10,7 @@ packages=(
   gnuplot-nox gfortran python3
   python3-jsonschema
   autoconf automake
+  libotf2-trace-dev otf2-tools python3-otf2
 )
 
 missing=()

@@ -44,9 +44,33 @@ uint32_t Rank::alloc_request(ReqKind kind) {
 }
 
 void Rank::free_request_slot(uint32_t q) {
+  const Request& req = requests[q];
+  if (log_calls && !req.collective && (req.kind == ReqKind::kSend || req.kind == ReqKind::kRecv)) {
+    CallEvent e;
+    e.kind = CallEvent::Kind::kDone;
+    e.own = q;
+    if (req.kind == ReqKind::kRecv) {
+      e.comm = req.context;
+      e.peer = req.status.source;
+      e.tag = req.status.tag;
+      e.bytes = req.status.bytes;
+    } else {
+      e.peer = -2;
+    }
+    log_call(e);
+  }
   requests[q].kind = ReqKind::kFree;
   requests[q].next_free = free_request;
   free_request = q;
+}
+
+void World::note_comm(const Comm& c) {
+  if (!job_.call_log || c.inter()) return;
+  auto [it, fresh] = logged_comms_.try_emplace(c.context);
+  if (!fresh) return;
+  it->second.reserve(static_cast<size_t>(c.size()));
+  for (int i = 0; i < c.size(); ++i)
+    it->second.push_back(c.world(i));
 }
 
 World* World::active() {
@@ -118,6 +142,7 @@ World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const Node
     }
     // Several ranks of a node share its NICs round-robin.
     rank.endpoint = rank.node * t.nics_per_node() + on_node[rank.node]++ % t.nics_per_node();
+    rank.log_calls = job.call_log;
     rank.comms.resize(3);
     rank.comms[1] = std::make_unique<Comm>(Comm{2, world_group, static_cast<int>(r), 0, std::nullopt, nullptr});
     rank.comms[2] = std::make_unique<Comm>(Comm{4, Group::of({r}), 0, 0, std::nullopt, nullptr});

@@ -84,6 +84,14 @@ struct Rank : Exec {
   std::vector<std::shared_ptr<const Group>> groups;
 
   std::vector<TimelineEntry> timeline;
+  // JobConfig::call_log (OTF2 output): the rank's calls and operations (only the program's own
+  // calls are logged: the outermost Scope of the main context, Exec::scope_depth).
+  bool log_calls = false;
+  std::vector<CallEvent> calls;
+  void log_call(CallEvent e) {
+    e.time = clock;
+    calls.push_back(e);
+  }
   bool initialized = false, finalized = false;
 
   // The program's calls by function, in order of first use (a handful: linear search).
@@ -215,6 +223,9 @@ class World : public net::MessageSink {
     bool collective;
   };
   const std::vector<MessageRecord>& message_log() const { return message_log_; }
+  // JobConfig::call_log: the communicators the ranks' call logs name, by context.
+  void note_comm(const Comm& c);
+  const std::map<uint64_t, std::vector<uint32_t>>& logged_comms() const { return logged_comms_; }
   uint64_t intra_node_messages() const { return transport_.copies(); }
 
   // net::MessageSink
@@ -327,6 +338,7 @@ class World : public net::MessageSink {
   std::exception_ptr foreign_exception_;
   uint64_t messages_ = 0;
   std::vector<MessageRecord> message_log_;
+  std::map<uint64_t, std::vector<uint32_t>> logged_comms_;
   struct OneStep {
     std::vector<const OneStepPart*> parts;  // by communicator rank
     int arrived = 0;

@@ -55,6 +55,13 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     for (const TimelineEntry& e : rank.timeline)
       r.timeline.push_back(TimelineEvent{i, e.name, e.start.seconds(), e.end.seconds()});
   }
+  if (job.call_log) {
+    r.call_log.resize(world.size());
+    for (RankId i = 0; i < world.size(); ++i)
+      r.call_log[i] = world.rank(i).calls;
+    for (const auto& [context, members] : world.logged_comms())
+      r.comms.push_back(CommMembers{context, members});
+  }
   r.message_log.reserve(world.message_log().size());
   for (const World::MessageRecord& m : world.message_log()) {
     r.message_log.push_back(MessageEvent{m.src, m.dst, m.send_posted.seconds(), m.sent.seconds(),

@@ -56,6 +56,7 @@ struct JobOptions {
   std::string report, timeline, paraver;
   std::string links_csv, plot;  // --links-csv FILE, --plot PREFIX
   bool calls = false;           // --calls: per-rank, per-function tables
+  std::string otf2;  // DIR: the predicted run as an OTF2 archive (otf2.hpp)
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
@@ -97,6 +98,8 @@ void write_json_report(const std::string& path, const std::string& program, cons
 void write_timeline(const std::string& path, const mpi::RunReport& r);
 // Paraver's trace of the run (paraver.cpp): PREFIX.prv (records), .pcf (names), .row (rows).
 void write_paraver(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r);
+// The traces a JobOptions asked for (--timeline, --paraver, --otf2).
+void write_traces(const JobOptions& o, const config::MachineConfig& m, const mpi::RunReport& r);
 
 // A run that did not succeed: what `mgen COMMAND` prints on standard error, and its exit status:
 // 3 the job failed (invalid MPI usage, deadlock, a rank's non-zero exit status), 4 a rank's

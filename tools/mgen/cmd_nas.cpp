@@ -210,8 +210,7 @@ int run_nas(const NasCli& o) {
                        {"mops_per_process", s.mops_total / p.ranks},
                        {"sampled", sampled_json(o, s)}});
   }
-  if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r.report);
-  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r.report);
+  write_traces(o.job, m, r.report);
   write_job_outputs(o.job, m, r.report, name);
   if (!o.job.quiet) {
     print_summary(name, m, job, r.report, "nas");

@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "mgen/trace/reader.hpp"
 #include "mgen/trace/replay.hpp"
+#include "otf2.hpp"
 #include "resources.hpp"
 
 namespace mgen::cli {
@@ -48,13 +49,15 @@ void print_durations(const std::vector<trace::CallTiming>& ts) {
 
 int replay(const ReplayCli& o) {
   const config::MachineConfig m = o.job.machine.load();
+  const ReplaySource source(o.dir);  // an OTF2 archive: its calls as mgen traces (otf2_import.cpp)
+  const std::string traces = source.dir().string();
   JobOptions jo = o.job;
   jo.ranks = 1;  // replaced by the traces' rank count
   mpi::JobConfig job = make_job(jo, m);
   {
     // One file per rank: the job's places and memory are checked before any trace is read.
     mpi::JobConfig sized = job;
-    sized.ranks = static_cast<uint32_t>(trace::trace_files(o.dir).size());
+    sized.ranks = static_cast<uint32_t>(trace::trace_files(traces).size());
     if (sized.ranks > 0) check_job(m, sized, {}, o.job.machine.force);
   }
   trace::ReplayOptions opt;
@@ -76,7 +79,7 @@ int replay(const ReplayCli& o) {
   opt.durations = o.time_shift || !o.durations.empty() || opt.schedule != trace::Schedule::kCompute;
   const trace::ReplayResult res = building("replaying " + o.dir, [&] {
     ProgressReporter progress(o.job.quiet);
-    return trace::replay({m.network, m.mpi, m.node, m.collectives}, job, o.dir, opt, progress.callback());
+    return trace::replay({m.network, m.mpi, m.node, m.collectives}, job, traces, opt, progress.callback());
   });
   job.ranks = static_cast<uint32_t>(res.report.ranks.size());
   const std::string name = std::filesystem::path(o.dir).filename().string();
@@ -85,8 +88,7 @@ int replay(const ReplayCli& o) {
     nlohmann::json extra = {{"recorded_run_s", res.recorded_s}, {"incomplete_ranks", res.incomplete_ranks}};
     write_json_report(o.job.report, name, m, job, r, "replay", extra);
   }
-  if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
-  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
+  write_traces(o.job, m, r);
   write_job_outputs(o.job, m, r, name);
   if (!o.durations.empty()) {
     std::ofstream out(o.durations);
@@ -118,7 +120,10 @@ int replay(const ReplayCli& o) {
 Runner add_replay(CLI::App& app) {
   auto* sub = app.add_subcommand("replay", "replay recorded traces (mgen record) on the modelled machine");
   auto o = std::make_shared<ReplayCli>();
-  sub->add_option("TRACES", o->dir, "directory of traces written by mgen record")->required();
+  sub->add_option("TRACES", o->dir,
+                  "directory of traces written by mgen record, or an OTF2 archive (Score-P's DIR/traces.otf2, "
+                  "or DIR holding it)")
+      ->required();
   o->job.attach(*sub, false);
   sub->add_option("--cpu-scale", o->cpu_scale,
                   "factor on the recorded computation: target CPU time / recording CPU time (default: the "

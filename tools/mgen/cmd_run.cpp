@@ -22,6 +22,7 @@
 #include "mgen/config/units.hpp"
 #include "mgen/mpi/run.hpp"
 #include "pie_module.hpp"
+#include "otf2.hpp"
 #include "resources.hpp"
 
 namespace mgen::cli {
@@ -174,6 +175,9 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
                  "draw pictures with gnuplot: PREFIX-ranks.png (each rank's compute, communication and waiting) "
                  "and PREFIX-links.png (link utilisation on the topology)");
   sub.add_flag("--calls", calls, "print each rank's MPI calls by function: calls, bytes sent, time inside");
+  sub.add_option("--otf2", otf2,
+                 "write the predicted run as an OTF2 archive DIR/traces.otf2 (Vampir, otf2-print): regions per "
+                 "call, point-to-point and collective events, the simulated clock in picoseconds");
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
@@ -211,6 +215,7 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.stack_bytes = o.stack.empty() ? kSmallStack : config::parse_bytes(o.stack).count();
   job.timeline = !o.timeline.empty() || !o.paraver.empty();
   job.message_log = !o.paraver.empty();
+  job.call_log = !o.otf2.empty();
   set_memory_limit(job);
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;
@@ -477,8 +482,7 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   });
   const std::string name = program.stem().string();
   if (!o.job.report.empty()) write_json_report(o.job.report, name, m, job, r, "run");
-  if (!o.job.timeline.empty()) write_timeline(o.job.timeline, r);
-  if (!o.job.paraver.empty()) write_paraver(o.job.paraver, m, r);
+  write_traces(o.job, m, r);
   write_job_outputs(o.job, m, r, name);
   if (!r.ok) return report_failure("run", r);
   if (!o.job.quiet) print_summary(name, m, job, r, "run");

@@ -45,6 +45,7 @@ extern "C" void MGEN_Call_begin(const char* name) {
   ++r.call_tally[x->call_slot].calls;
   ++r.stats.calls;
   x->group_start = r.clock;
+  if (r.log_calls) r.log_call(CallEvent::call(CallEvent::Kind::kEnter, r.call_tally[x->call_slot].name));
 }
 
 extern "C" void MGEN_Call_end(void) {
@@ -53,6 +54,9 @@ extern "C" void MGEN_Call_end(void) {
   Rank& r = World::active()->current();
   x->grouped = false;
   --x->scope_depth;
-  if (x->call_slot != kNone) r.call_tally[x->call_slot].time += r.clock - x->group_start;
+  if (x->call_slot != kNone) {
+    r.call_tally[x->call_slot].time += r.clock - x->group_start;
+    if (r.log_calls) r.log_call(CallEvent::call(CallEvent::Kind::kLeave, r.call_tally[x->call_slot].name));
+  }
   x->call_slot = kNone;
 }

@@ -161,6 +161,24 @@ std::string mismatch_report(World& w, const Pending& p, uint64_t number, bool al
 void check_collective(Scope& s, Comm& c, const CollCall& call) {
   const int n = c.size(), me = c.rank;
   const uint64_t number = c.collectives++;
+  if (s.rank().log_calls) {
+    // The call log (OTF2 output): v-forms log the sum of the shares as their bytes.
+    uint64_t bytes = call.bytes;
+    if (bytes == kUnchecked && call.shares != nullptr) {
+      bytes = 0;
+      for (uint64_t share : *call.shares)
+        bytes += share;
+    }
+    s.world().note_comm(c);
+    CallEvent e = CallEvent::call(CallEvent::Kind::kCollective, call.kind);
+    e.comm = c.context;
+    e.peer = call.root;
+    e.bytes = bytes;
+    e.own = call.own;
+    e.comm_size = static_cast<uint32_t>(n);
+    e.comm_rank = static_cast<uint32_t>(me);
+    s.rank().log_call(e);
+  }
   if (n <= 1) return;
   Checks& checks = s.world().extension<Checks>(&kChecksKey);
   const auto key = std::make_tuple(c.coll_context(), c.world(0), number);

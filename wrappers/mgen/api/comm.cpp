@@ -23,6 +23,22 @@ MGEN_Comm add_comm(Rank& r, std::unique_ptr<Comm> c) {
   return static_cast<MGEN_Comm>(r.comms.size() - 1);
 }
 
+// The call log (JobConfig::call_log, OTF2 output): the rank made `made` (null: MPI_COMM_NULL)
+// from `parent`.
+void log_comm_made(Scope& s, const Comm& parent, MGEN_Comm made) {
+  if (!s.rank().log_calls) return;
+  CallEvent e = CallEvent::call(CallEvent::Kind::kCommMade, nullptr);
+  e.comm = parent.context;
+  e.own = ~uint64_t{0};
+  s.world().note_comm(parent);
+  if (made != MGEN_COMM_NULL) {
+    const Comm& c = *s.rank().comms[static_cast<size_t>(made)];
+    s.world().note_comm(c);
+    e.own = c.context;
+  }
+  s.rank().log_call(e);
+}
+
 MGEN_Group add_group(Rank& r, std::shared_ptr<const Group> g) {
   for (size_t h = 2; h < r.groups.size(); ++h) {
     if (!r.groups[h]) {
@@ -94,6 +110,7 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
   const uint64_t context = c.derive_context(static_cast<uint64_t>(color) + 1);
   std::shared_ptr<const Group> g = w.groups().split_group(exchange, c, color == MGEN_UNDEFINED ? -1 : color);
   *newcomm = g ? add_comm(s.rank(), make_comm(s, context, std::move(g))) : MGEN_COMM_NULL;
+  log_comm_made(s, c, *newcomm);
   return MGEN_SUCCESS;
 }
 
@@ -106,6 +123,7 @@ int MGEN_Comm_dup(MGEN_Comm comm, MGEN_Comm* newcomm) {
   dup->cart = c.cart;
   dup->remote = c.remote;
   *newcomm = add_comm(s.rank(), std::move(dup));
+  if (!c.inter()) log_comm_made(s, c, *newcomm);
   return MGEN_SUCCESS;
 }
 
@@ -121,9 +139,11 @@ int MGEN_Comm_create(MGEN_Comm comm, MGEN_Group group, MGEN_Comm* newcomm) {
   const uint64_t context = c.derive_context(0xc4ea);
   if (g.rank_of(s.rank().id) < 0) {
     *newcomm = MGEN_COMM_NULL;
+    log_comm_made(s, c, *newcomm);
     return MGEN_SUCCESS;
   }
   *newcomm = add_comm(s.rank(), make_comm(s, context, s.rank().groups[group]));
+  log_comm_made(s, c, *newcomm);
   return MGEN_SUCCESS;
 }
 
@@ -406,6 +426,7 @@ int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int peri
   const uint64_t context = c.derive_context(0xca27);
   if (c.rank >= cells) {
     *newcomm = MGEN_COMM_NULL;
+    log_comm_made(s, c, *newcomm);
     return MGEN_SUCCESS;
   }
   // No reordering: grid rank i is old rank i (row-major, last dimension fastest).
@@ -417,6 +438,7 @@ int MGEN_Cart_create(MGEN_Comm comm, int ndims, const int dims[], const int peri
   for (int i = 0; i < ndims; ++i)
     cart->cart->periods[static_cast<size_t>(i)] = periods[i] ? 1 : 0;
   *newcomm = add_comm(s.rank(), std::move(cart));
+  log_comm_made(s, c, *newcomm);
   return MGEN_SUCCESS;
 }
 

@@ -80,16 +80,19 @@ Scope::Scope(const char* name, int peer, int tag, int comm) : name_(binding().na
     ++rank_->stats.calls;
     x.call_slot = rank_->tally_slot(name_);
     ++rank_->call_tally[x.call_slot].calls;
+    if (rank_->log_calls) rank_->log_call(CallEvent::call(CallEvent::Kind::kEnter, name_));
   }
 }
 
 Scope::~Scope() {
   if (rank_ == nullptr) return;
-  if (--exec_->scope_depth == 0 && exec_->id == exec_->rank) {
+  const bool outermost = --exec_->scope_depth == 0 && exec_->id == exec_->rank;
+  if (outermost) {
     rank_->call_tally[exec_->call_slot].time += rank_->clock - start_;
     exec_->call_slot = kNone;
   }
   if (world_->job().timeline) rank_->timeline.push_back(TimelineEntry{name_, start_, rank_->clock});
+  if (outermost && rank_->log_calls) rank_->log_call(CallEvent::call(CallEvent::Kind::kLeave, name_));
   // Back to the enclosing MPI call's name, if any: an MPI binding that waits after its
   // MGEN_Irecv returned is still in MPI_Recv for deadlock reports.
   rank_->call = CallInfo{binding().name};

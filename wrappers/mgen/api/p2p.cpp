@@ -26,6 +26,10 @@ MGEN_Request post_send(Scope& s, const void* buf, int count, MGEN_Datatype type,
   s.check_rank(c, dest, "destination", false, true);
   if (dest == MGEN_PROC_NULL) return null_peer_request(s.rank(), ReqKind::kSend);
   const uint32_t q = s.world().post_send(s.rank(), buf, bytes, c.peer(dest), tag, c, c.context, false);
+  if (s.rank().log_calls) {
+    s.world().note_comm(c);
+    s.rank().log_call(CallEvent::p2p(CallEvent::Kind::kSend, c.context, dest, tag, bytes, q));
+  }
   return static_cast<MGEN_Request>(q + 1);
 }
 
@@ -36,6 +40,10 @@ MGEN_Request post_recv(Scope& s, void* buf, int count, MGEN_Datatype type, int s
   s.check_rank(c, source, "source", true, true);
   if (source == MGEN_PROC_NULL) return null_peer_request(s.rank(), ReqKind::kRecv);
   const uint32_t q = s.world().post_recv(s.rank(), buf, capacity, api::world_or_any(c, source), tag, c.context, false);
+  if (s.rank().log_calls) {
+    s.world().note_comm(c);
+    s.rank().log_call(CallEvent::p2p(CallEvent::Kind::kRecv, c.context, source, tag, capacity, q));
+  }
   return static_cast<MGEN_Request>(q + 1);
 }
 

@@ -23,6 +23,9 @@ struct JobConfig {
   bool timeline = false;
   // Record every point-to-point message, collective traffic included (Paraver output).
   bool message_log = false;
+  // Record every rank's MPI calls with their point-to-point and collective operations (OTF2
+  // output: RunReport::call_log).
+  bool call_log = false;
   // Recompiled MPI programs: charge the CPU time a rank spends between MPI calls (times
   // node.cpu_scale) as computation. Off: only MPI_Comp / MGEN_Comp advance a rank's clock.
   bool measure_compute = true;
@@ -83,6 +86,53 @@ struct MessageEvent {
   bool collective;  // traffic of a collective algorithm
 };
 
+// What a rank did inside MPI, for OTF2 output (JobConfig::call_log), in the rank's order and on
+// its simulated clock: its outermost calls (enter, leave), the point-to-point operations they
+// posted and the requests they completed, the collectives they joined. Ranks (peer, root) are
+// ranks in the communicator, which is named by its context (RunReport::comms).
+struct CallEvent {
+  enum class Kind : uint8_t {
+    kEnter,       // name: the call
+    kLeave,       // name: the call
+    kSend,        // peer: destination, tag, bytes, request
+    kRecv,        // peer: source (-1: any), tag (-1: any), bytes: capacity, request
+    kDone,        // request completed; a receive's source, tag and bytes (send: bytes = 0, peer = -2)
+    kCollective,  // name: the family ("bcast"), peer: root (-1: none), bytes and own as checked
+    kCommMade,    // comm: the parent; own: the new communicator's context, or ~0 (MPI_COMM_NULL)
+  };
+  Kind kind = Kind::kEnter;
+  simcore::Time time;
+  const char* name = nullptr;
+  uint64_t comm = 0;
+  int32_t peer = 0, tag = 0;
+  uint64_t bytes = 0;
+  // kCollective: this member's share of a v-form, or ~0; kSend/kRecv/kDone: the request slot.
+  uint64_t own = 0;
+  uint32_t comm_size = 0, comm_rank = 0;  // kCollective
+
+  static CallEvent call(Kind k, const char* name) {
+    CallEvent e;
+    e.kind = k;
+    e.name = name;
+    return e;
+  }
+  static CallEvent p2p(Kind k, uint64_t comm, int peer, int tag, uint64_t bytes, uint64_t slot) {
+    CallEvent e;
+    e.kind = k;
+    e.comm = comm;
+    e.peer = peer;
+    e.tag = tag;
+    e.bytes = bytes;
+    e.own = slot;
+    return e;
+  }
+};
+// A communicator the call log names: its context and its members' world ranks.
+struct CommMembers {
+  uint64_t context = 0;
+  std::vector<uint32_t> world_ranks;
+};
+
 // How a run ended. kFailed: invalid MPI usage, a deadlock, a rank's non-zero exit status;
 // kCrashed: a rank's program was killed by a signal (SIGSEGV, SIGFPE, abort(), a stack
 // overflow...); kInterrupted: SIGINT or SIGTERM stopped it before the end.
@@ -106,8 +156,10 @@ struct RunReport {
   net::NetworkTotals network;
   std::vector<RankReport> ranks;
   std::vector<net::LinkInfo> links;
-  std::vector<TimelineEvent> timeline;    // when JobConfig::timeline
-  std::vector<MessageEvent> message_log;  // when JobConfig::message_log, in order of receipt
+  std::vector<TimelineEvent> timeline;           // when JobConfig::timeline
+  std::vector<MessageEvent> message_log;         // when JobConfig::message_log, in order of receipt
+  std::vector<std::vector<CallEvent>> call_log;  // when JobConfig::call_log, per rank
+  std::vector<CommMembers> comms;                // the communicators call_log names
 };
 
 // The collective algorithm registry, for `mgen info`: (collective, algorithm, description).
