@@ -56,7 +56,7 @@ struct JobOptions {
   std::string report, timeline, paraver;
   std::string links_csv, plot;  // --links-csv FILE, --plot PREFIX
   bool calls = false;           // --calls: per-rank, per-function tables
-  std::string otf2;  // DIR: the predicted run as an OTF2 archive (otf2.hpp)
+  std::string otf2;             // DIR: the predicted run as an OTF2 archive (otf2.hpp)
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);

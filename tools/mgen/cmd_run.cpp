@@ -21,8 +21,8 @@
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/mpi/run.hpp"
-#include "pie_module.hpp"
 #include "otf2.hpp"
+#include "pie_module.hpp"
 #include "resources.hpp"
 
 namespace mgen::cli {
