@@ -377,6 +377,12 @@ int report_failure(const std::string& command, const mpi::RunReport& r) {
   return failure_exit_status(r);
 }
 
+void write_traces(const JobOptions& o, const config::MachineConfig& m, const mpi::RunReport& r) {
+  if (!o.timeline.empty()) write_timeline(o.timeline, r);
+  if (!o.paraver.empty()) write_paraver(o.paraver, m, r);
+  if (!o.otf2.empty()) write_otf2(o.otf2, m, r);
+}
+
 // Chrome / Perfetto trace: one track per rank, one slice per MGEN call.
 void write_timeline(const std::string& path, const mpi::RunReport& r) {
   std::ofstream out(path);
