@@ -3,13 +3,13 @@
 # count as the application's, and a known amount of CPU work is charged as what it is, on a
 # loaded CPU too.
 # 1. Empty MPI calls back to back (MPI_Comm_rank, MPI_Test on MPI_REQUEST_NULL, MPI_Iprobe) are
-#    charged under 30 ns of compute per call (1,550-1,950 ns before the compute stopwatch: two
+#    charged under 100 ns of compute per call (1,550-1,950 ns before the compute stopwatch: two
 #    system calls of the thread CPU clock per call).
 # 2. A program that spins a known CPU time between 8-byte allreduces, measured by the program
 #    itself on CLOCK_THREAD_CPUTIME_ID, is charged that time within 2% (1.1-1.8% too much before), also while a busy loop
 #    shares its CPU (a wall clock would count the time the rank waits for the CPU: about twice),
 #    and also without context-switch detection (glibc.pthread.rseq=0: the thread CPU clock).
-# 3. Under MPICH, the recorder's dt_cpu holds the same: under 30 ns per empty call, and the
+# 3. Under MPICH, the recorder's dt_cpu holds the same: under 100 ns per empty call, and the
 #    spin within 2% (when mpicc and mpiexec are installed).
 # Sanitizer builds (their instrumentation is the application's code too) get 10x the bounds.
 # Usage: measured_compute_test.sh BUILD_DIR SOURCE_DIR
@@ -22,7 +22,10 @@ trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$work"' EXIT
 mgen=$build/mgen
 failures=0
 
-per_call_ns=30
+# 7-16 ns per call on a quiet host; 34 ns once while two compilers shared its two cores (the
+# residue is the program's own loop and cache misses, which other processes' work inflates).
+# 100 ns keeps the test steady and still fails a stopwatch that reads the clock per call.
+per_call_ns=100
 spin_tolerance=0.02
 if "$build/mgen-cc" -show x.c | grep -q fsanitize; then
   per_call_ns=300
