@@ -157,11 +157,9 @@ void lay_out_tree(const std::vector<net::LinkInfo>& links, double elapsed, std::
       grew |= added;
     }
   }
-  uint32_t top = 1;
   std::map<uint32_t, std::vector<uint32_t>> members;
   for (auto [router, lv] : level) {
     members[lv].push_back(router);
-    top = std::max(top, lv);
   }
   const double width = std::max<double>(nics.size(), 1);
   std::map<uint32_t, double> x_of;
@@ -186,7 +184,6 @@ void lay_out_tree(const std::vector<net::LinkInfo>& links, double elapsed, std::
     points.push_back({nic + 0.5, 0, u});
   for (auto [router, lv] : level)
     points.push_back({x_of[router], static_cast<double>(lv), 0});
-  (void)top;
 }
 
 void plot_links(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r,
