@@ -137,7 +137,9 @@ const std::vector<KeySpec>& key_specs() {
        [](const Field& f, Loaded& m) { m.machine.network.router.arbitration = f.string(); }},
       {"router.reference", "slow reference mode for checking the fast paths (bool)",
        [](const Field& f, Loaded& m) { m.machine.network.router.reference = f.boolean(); }},
-      {"router.trains", "packet trains: a message's packets cross a router in one event when nothing competes (bool)",
+      {"router.trains",
+       "router steps: a router runs everything due before its horizon in one event; false: one event per packet and "
+       "hop (bool)",
        [](const Field& f, Loaded& m) { m.machine.network.router.trains = f.boolean(); }},
       {"router.dateline", "dateline virtual channels on tori; false only to demonstrate deadlock (boolean)",
        [](const Field& f, Loaded& m) { m.machine.network.router.dateline = f.boolean(); }},

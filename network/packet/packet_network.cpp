@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace mgen::net {
@@ -34,7 +36,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       full_dma_time_(transfer_time(Bytes(payload_max_), dma_bw_)),
       reference_(config.router.reference),
       lookahead_(!routing.adaptive() && !config.router.reference),
-      trains_(lookahead_ && config.router.trains),
+      steps_(lookahead_ && config.router.trains),
       same_route_(routing.per_destination()) {
   const size_t ports = topology.total_ports();
   while ((1u << vc_shift_) < vcs_)
@@ -83,9 +85,8 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     narrow_nic_rings_.assign(topology.endpoints(), packet::NarrowRing{});
   }
   nic_stats_.assign(topology.endpoints(), LinkStats{});
-  if (trains_) {
-    open_trains_.assign(ports, OpenTrain{});
-    heading_.assign(ports, 0);
+  if (steps_) {
+    link_queues_.assign(ports, LinkQueue{});
     horizon_.assign(topology.routers(), Time::max());
     Time widest;                  // the longest horizon of any router
     Time shortest = Time::max();  // the shortest time of a full packet on any link
@@ -107,15 +108,16 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       }
       if (h != Time::max()) widest = simcore::max(widest, h);
     }
-    // A car is granted at least a packet time after the one ahead of it. Where no horizon holds
-    // a full packet, trains could carry only short packets, and their bookkeeping (one more
-    // cache line touched at the next router per hop) would cost more than they save: the
-    // default machine's 20 ns links against 205 ns packets, for one.
+    // Where no horizon holds a full packet, a step would rarely run more than one entry, and
+    // the agenda would cost more than the engine events it replaces: the default machine's
+    // 20 ns links against 205 ns packets, for one.
     if (widest <= shortest) {
-      trains_ = false;
-      open_trains_ = {};
-      heading_ = {};
+      steps_ = false;
+      link_queues_ = {};
       horizon_ = {};
+    } else {
+      agenda_.resize(topology.routers());
+      step_at_.assign(topology.routers(), Time::max());
     }
   }
 }
@@ -221,6 +223,9 @@ void PacketNetwork::dispatch(const Event& e) {
     case kNicCreditArrive:
       ref_credit_arrives(e);
       break;
+    case kRouterStep:
+      step(e.target, e.time);
+      break;
     default:
       throw std::logic_error(fmt::format("packet network got an event of unknown kind {}", e.kind));
   }
@@ -242,9 +247,6 @@ void PacketNetwork::prefetch(const Event& e) const {
         __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
         prefetch_port_ring(out_gp);
         __builtin_prefetch(&link_stats_[out_gp]);
-        // The grant puts the packet on the next router's input: its open train.
-        if (const uint32_t down = upstream_[out_gp]; trains_ && down != kNoId && (down & kEndpointEnd) == 0)
-          __builtin_prefetch(&open_trains_[down]);
       }
       // The grant returns this input's credit to the upstream router's output, or to the NIC.
       if (const uint32_t up = upstream_[gp]; up == kNoId) {
@@ -280,6 +282,9 @@ void PacketNetwork::prefetch(const Event& e) const {
     case kNicArrive:
       __builtin_prefetch(&packets_[static_cast<uint32_t>(e.data)]);
       __builtin_prefetch(&nics_[e.target]);
+      break;
+    case kRouterStep:
+      __builtin_prefetch(&agenda_[e.target]);
       break;
     default:
       break;
@@ -364,7 +369,7 @@ void PacketNetwork::try_inject(EndpointId e) {
   // every credit due by then is in the ring already (a credit still unknown is due a link
   // latency after a grant at the first router that has not happened yet). Only one ahead: a
   // message posted meanwhile takes the turn after it.
-  if (trains_ && nic.ring_head != kNoId && nic.link_busy < now_ + topo_.endpoint_latency()) {
+  if (steps_ && nic.ring_head != kNoId && nic.link_busy < now_ + topo_.endpoint_latency()) {
     const Time event = now_;
     now_ = nic.link_busy;
     send_packet(e, true);
@@ -446,6 +451,8 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
     } else {
       enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
     }
+  } else if (msg.response) {
+    msg.sent_done = true;  // nothing to report: it is freed when it is delivered, always later
   } else {
     engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, m);
   }
@@ -509,18 +516,7 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
 // ---------------------------------------------------------------- routers
 
 void PacketNetwork::on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc) {
-  const uint32_t in_gp = topo_.port_base(r) + in_port;
-  if (!trains_) {
-    arrive(r, in_gp, pk, vc);
-    return;
-  }
-  // Read before arrive(): the first car may be granted and sent on at once.
-  const uint32_t car = packets_[pk].next;
-  const OpenTrain& t = open_trains_[in_gp];
-  const bool open = t.first == pk;
-  const uint32_t cars = (open ? t.cars : packets_[pk].cars) - 1;
-  arrive(r, in_gp, pk, vc);
-  run_train(r, in_gp, open, cars, car);
+  arrive(r, topo_.port_base(r) + in_port, pk, vc);
 }
 
 // A head ready for allocation at input `in_gp` (virtual channel `vc`): it queues behind the
@@ -585,120 +581,113 @@ void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
 void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
   Packet& p = packets_[pk];
   p.vc = static_cast<uint8_t>(vc);
-  if (trains_) {
-    const uint32_t base = topo_.port_base(peer);
-    const uint32_t in_gp = base + peer_port;
-    OpenTrain& t = open_trains_[in_gp];
-    // Behind a car of its own message, a packet takes that car's route from here on: the same
-    // call of route() on the same path (routing per destination) would give the same answer.
-    if (t.first != kNoId && same_route_ && t.msg == p.msg) {
-      p.out_port = t.port;
-      p.vc_lo = t.vc_lo;
-      p.vc_hi = t.vc_hi;
-      p.state = t.state;
+  if (steps_) {
+    const uint32_t in_gp = topo_.port_base(peer) + peer_port;
+    LinkQueue& q = link_queues_[in_gp];
+    // Behind a packet of its own message, a packet takes that packet's route from here on: the
+    // same call of route() on the same path (routing per destination) would give the same answer.
+    if (q.first != kNoId && same_route_ && q.msg == p.msg) {
+      p.out_port = q.port;
+      p.vc_lo = q.vc_lo;
+      p.vc_hi = q.vc_hi;
+      p.state = q.state;
       p.routed = true;
     } else {
       route_ahead(peer, p);
+      q.msg = p.msg;
+      q.port = p.out_port;
+      q.vc_lo = p.vc_lo;
+      q.vc_hi = p.vc_hi;
+      q.state = p.state;
     }
-    ++heading_[base + p.out_port];
     p.ready = ready;
     p.next = kNoId;
-    // A train's cars all ask for one output at the next router, so that one count tells whether
-    // anything else does.
-    if (t.first != kNoId && t.port == p.out_port) {
-      packets_[t.last].next = pk;
-      t.last = pk;
-      ++t.cars;
-      t.msg = p.msg;
-      t.vc_lo = p.vc_lo;
-      t.vc_hi = p.vc_hi;
-      t.state = p.state;
-      return;
+    if (q.first == kNoId) {
+      q.first = pk;
+      q.last = pk;
+      plan(peer, ready, kAgendaHead << 16 | peer_port);
+    } else {
+      packets_[q.last].next = pk;
+      q.last = pk;
     }
-    if (t.first != kNoId) packets_[t.first].cars = t.cars;  // closed: its count goes with it
-    t = OpenTrain{pk, pk, 1, p.msg, p.out_port, p.vc_lo, p.vc_hi, p.state};
-  } else if (lookahead_) {
-    route_ahead(peer, p);
+    return;
   }
+  if (lookahead_) route_ahead(peer, p);
   engine_.schedule_canonical(ready, kinds_[kHeadReady], peer, peer_port, head_ready_data(pk, vc, p));
 }
 
-// Packet trains. The first car has arrived and been handled as any packet (arrive()). A car
-// behind it is granted now, at the time its own events would have granted it, if until then
-// nothing but the train can touch its output, its input or the output's credits:
-//  - no other packet at this router, or on a link towards it, asks for the output (heading_);
-//  - no other packet waits at the input (its crossbar connection is shared by its VCs), and
-//    no packet behind it on the link reaches another VC of it before the car's grant;
-//  - the grant time is before the router's horizon: a packet still unknown arrives a link
-//    latency and the head delay after a grant that has not happened yet, and a credit still
-//    unknown is due a link latency after a downstream grant that has not happened yet;
-//  - a downstream VC has credit for the car at that time (every credit due by then is in the
-//    ring already).
-// The car is then granted exactly as the wake-up at its grant time would have granted it, the
-// sole requester of a free output, and the events it would have needed are never scheduled.
-// The first car that fails a test goes on with the cars behind it as a train of its own, from
-// its arrival: nothing is undone, since nothing was done for it. A tie at the horizon counts as
-// a failure, so the order of same-time events never matters.
-void PacketNetwork::run_train(RouterId r, uint32_t in_gp, bool open, uint32_t cars, uint32_t car) {
-  if (car != kNoId) {
-    const uint32_t out_gp = topo_.port_base(r) + packets_[car].out_port;
-    const Time event = now_;
-    const Time horizon = horizon_[r] == Time::max() ? Time::max() : event + horizon_[r];
-    Port& out = ports_[out_gp];
-    const Port& in = ports_[in_gp];
-    while (car != kNoId) {
-      if (heading_[out_gp] != cars) break;
-      bool idle = true;
-      for (uint32_t v = 0; v < vcs_; ++v)
-        idle &= vc_[vc_index(in_gp, v)].fifo_head == kNoId;
-      if (!idle) break;
-      Packet& p = packets_[car];
-      const Time at = simcore::max(p.ready, simcore::max(out.out_busy, in.in_busy));
-      if (at >= horizon) break;
-      // A car that waits (at > ready) may be joined by the packets behind it on the link before
-      // its grant: one in another VC would ask for the input's crossbar connection there too
-      // (for this output, or for another one whose wake-up may come first), while one in the
-      // same VC queues behind it. One whose head is ready at `at` itself comes after the
-      // wake-up that grants. Behind a closed train come other trains, whose packets are not
-      // followed from here: a car of a closed train may wait only behind cars of its own.
-      bool alone = true;
-      uint32_t q = p.next;
-      for (; q != kNoId && packets_[q].ready < at; q = packets_[q].next)
-        alone &= packets_[q].vc == p.vc;
-      if (q == kNoId && !open && at > p.ready) alone = false;
-      if (!alone) break;
-      absorb_port(out_gp, at);
-      const int vc = pick_vc(&vc_[vc_index(out_gp, 0)], p);
-      if (vc < 0) break;
-      const uint32_t next = p.next;
-      const uint32_t iv = vc_index(in_gp, p.vc);
-      p.next = kNoId;
-      vc_[iv].fifo_head = car;
-      vc_[iv].fifo_tail = car;
-      p.routed = false;
-      request(out_gp, iv);
-      out.credit_blocked = 0;
-      now_ = at;
-      grant(r, out_gp, iv, static_cast<uint32_t>(vc));
-      now_ = event;
-      --cars;
-      car = next;
+// The agenda's first entry replaced by `e`, no earlier than it: one sift instead of a pop and a push.
+static void replace_top(std::vector<PacketNetwork::AgendaEntry>& heap, PacketNetwork::AgendaEntry e) {
+  const size_t n = heap.size();
+  size_t i = 0;
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap[child] > heap[child + 1]) ++child;
+    if (!(e > heap[child])) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = e;
+}
+
+void PacketNetwork::plan(RouterId r, Time t, uint32_t key) {
+  std::vector<AgendaEntry>& agenda = agenda_[r];
+  agenda.push_back(AgendaEntry{t, key});
+  std::push_heap(agenda.begin(), agenda.end(), std::greater<>{});
+  if (r == stepping_) return;  // the step looks at its own agenda when it ends
+  Time& at = step_at_[r];
+  if (at <= t) return;  // a step comes first, and plans the next one
+  at = t;
+  engine_.schedule_canonical(t, kinds_[kRouterStep], r);
+}
+
+// Router steps. Everything that reaches router r before t + horizon_[r] is known at t: a packet
+// still unknown is granted upstream at t or later and arrives a link latency and the head delay
+// after that; a credit still unknown is due a link latency after a downstream grant at t or
+// later. So the step runs r's wake-ups and arriving heads up to that time exactly as their own
+// events would run (at their picosecond, wake-ups before heads, then by port), and what it sends
+// on reaches other routers and NICs no sooner than their own horizons. A tie at the horizon
+// waits for the next step.
+void PacketNetwork::step(RouterId r, Time t) {
+  if (step_at_[r] != t) return;  // an earlier step has replanned
+  step_at_[r] = Time::max();
+  stepping_ = r;
+  const Time end = horizon_[r] == Time::max() ? Time::max() : t + horizon_[r];
+  const uint32_t base = topo_.port_base(r);
+  std::vector<AgendaEntry>& agenda = agenda_[r];
+  while (!agenda.empty() && agenda.front().at < end) {
+    const AgendaEntry entry = agenda.front();
+    now_ = entry.at;
+    const uint32_t port = entry.key & 0xffff;
+    if (entry.key >> 16 == kAgendaWake) {
+      Port& out = ports_[base + port];
+      if (out.out_wake == entry.at) out.out_wake = Time::max();
+      std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
+      agenda.pop_back();
+      try_output(r, port);
+      continue;
     }
+    const uint32_t in_gp = base + port;
+    LinkQueue& q = link_queues_[in_gp];
+    const uint32_t pk = q.first;
+    Packet& p = packets_[pk];
+    q.first = p.next;
+    if (q.first == kNoId) {
+      q.last = kNoId;
+      std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
+      agenda.pop_back();
+    } else {
+      replace_top(agenda, AgendaEntry{packets_[q.first].ready, entry.key});  // the link's next head
+    }
+    arrive(r, in_gp, pk, p.vc);
   }
-  if (car == kNoId) {
-    if (open) open_trains_[in_gp] = OpenTrain{};
-    return;
+  stepping_ = kNoId;
+  now_ = t;
+  if (!agenda.empty()) {
+    step_at_[r] = agenda.front().at;
+    engine_.schedule_canonical(agenda.front().at, kinds_[kRouterStep], r);
   }
-  // The rest goes on as a train of its own, from its first car's arrival.
-  Packet& p = packets_[car];
-  if (open) {
-    open_trains_[in_gp].first = car;
-    open_trains_[in_gp].cars = cars;
-  } else {
-    p.cars = cars;
-  }
-  engine_.schedule_canonical(p.ready, kinds_[kHeadReady], r, static_cast<uint16_t>(in_gp - topo_.port_base(r)),
-                             head_ready_data(car, p.vc, p));
 }
 
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {
@@ -738,6 +727,10 @@ void PacketNetwork::wake(RouterId r, uint32_t out_port, Time t) {
   Port& port = ports_[topo_.port_base(r) + out_port];
   if (port.out_wake >= now_ && port.out_wake <= t) return;
   port.out_wake = t;
+  if (steps_) {
+    plan(r, t, kAgendaWake << 16 | out_port);
+    return;
+  }
   engine_.schedule_canonical(t, kinds_[kRouterWake], r, static_cast<uint16_t>(out_port));
 }
 
@@ -837,7 +830,6 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   ++ls.packets;
   ls.busy += tail - head;
   ++totals_.packet_hops;
-  if (trains_) --heading_[out_gp];
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.
   const Time due = tail + in.latency;

@@ -20,6 +20,12 @@
 // credit returns, or a wake-up was set for the moment its link or a requesting input frees.
 // router.reference turns these shortcuts off (packet_reference.cpp); a test checks that the
 // predictions are the same to the picosecond.
+//
+// Router steps (router.trains, where a router's horizon holds a full packet): a router's own
+// events - heads ready at its inputs, wake-ups of its outputs - are not engine events but
+// entries of the router's agenda, and one engine event (kRouterStep) runs all of them that fall
+// before the router's horizon, in the order the engine would have run them. Nothing yet unknown
+// can reach a router sooner than its horizon (docs/network-model.md, "Router steps").
 #pragma once
 
 #include <cstdint>
@@ -52,12 +58,21 @@ enum PacketEventKind : uint16_t {
   kFmaRespond,       // target destination endpoint, data = the requester endpoint
   kMsgSent,          // target source endpoint, data = message
   kMsgDelivered,     // target destination endpoint, data = message
+  kRouterStep,       // router steps: target router; runs its agenda up to its horizon
   kPacketKindEnd,
 };
 
 class PacketNetwork final : public Backend {
  public:
   explicit PacketNetwork(const BackendContext& context);
+
+  // An entry of a router's agenda (router steps): a wake-up of an output or the next head on an
+  // input link, due at `at`; ordered by time, then wake-ups before heads, then port.
+  struct AgendaEntry {
+    Time at;
+    uint32_t key;
+    bool operator>(const AgendaEntry& o) const { return at != o.at ? at > o.at : key > o.key; }
+  };
 
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
   void dispatch(const simcore::Event& e) override;
@@ -78,8 +93,7 @@ class PacketNetwork final : public Backend {
     Time born;   // age arbitration: when it would have left an idle source NIC
     Time ready;  // on a link: when its head is ready for allocation at the next router
     uint32_t msg = 0;
-    uint32_t next = kNoId;  // FIFO link within an input VC, next car of its train, or free-list link
-    uint32_t cars = 1;      // the first car of a closed train: how many packets the train holds
+    uint32_t next = kNoId;  // FIFO link within an input VC or on a link (router steps), or free-list link
     EndpointId dst = 0;
     uint32_t hash = 0;
     uint32_t wire = 0;
@@ -136,13 +150,14 @@ class PacketNetwork final : public Backend {
   void on_head_ready(RouterId r, uint32_t in_port, uint32_t pk, uint32_t vc);
   void arrive(RouterId r, uint32_t in_gp, uint32_t pk, uint32_t vc);
   // Puts packet `pk`, granted downstream VC `vc`, on the link to router `peer`'s input port
-  // `peer_port`, where its head is ready at `ready`: as the next car of the train still on that
-  // link, or as the first car of a new one (one kHeadReady event).
+  // `peer_port`, where its head is ready at `ready`: one kHeadReady event, or with router steps
+  // the tail of that link's queue (an agenda entry when it is the queue's first packet).
   void send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready);
-  // The train whose first car has just arrived at router r's input `in_gp` (`open`: the train
-  // still takes new cars): its other `cars` cars, from `car` on, cross while nothing else can
-  // compete; the rest goes on as a train of its own.
-  void run_train(RouterId r, uint32_t in_gp, bool open, uint32_t cars, uint32_t car);
+  // Router steps: router r's agenda entry `key` (kAgendaWake or kAgendaHead << 16 | port) is due
+  // at t; a step is scheduled unless r is the router stepping now (it looks at its own agenda).
+  void plan(RouterId r, Time t, uint32_t key);
+  // Runs router r's agenda from t up to (not including) t + its horizon.
+  void step(RouterId r, Time t);
   void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
   // Lookahead routing (deterministic routings): the route at router `r`, computed one hop early.
   void route_ahead(RouterId r, Packet& p) const;
@@ -234,7 +249,7 @@ class PacketNetwork final : public Backend {
   }
   bool reference_;   // router.reference: the slow mode the fast paths are tested against
   bool lookahead_;   // routing does not read credits: route one hop ahead (not in reference mode)
-  bool trains_;      // router.trains, with lookahead routing
+  bool steps_;       // router.trains: router steps, with lookahead routing
   bool same_route_;  // routing per destination: a car behind one of its own message copies its route
   // The time the network's decisions are taken at: the event's, or during a train the time a
   // car is granted (later than the event, and earlier than anything that could interfere).
@@ -258,24 +273,28 @@ class PacketNetwork final : public Backend {
   static constexpr uint32_t kEndpointEnd = 0x80000000u;
   std::vector<uint32_t> upstream_;
   std::vector<packet::CreditOverflow> overflow_;
-  // Trains. Per router input port: the train still on the link that feeds it and open to new
-  // cars (first == kNoId if none). Per router output port: the packets at its
-  // router or on their way to it that will ask for that output. Per router: how far ahead of
-  // the present it is certain that no packet yet unknown can arrive and no credit yet unknown
-  // can be due (the least link latency into it plus the head delay, and the least credit
-  // return latency of its outputs).
-  struct alignas(32) OpenTrain {
+  // Router steps. Per router input port, the packets on the link that feeds it, in the order
+  // their heads arrive (linked by Packet::next); the last one's message and route at the next
+  // router, which a packet of the same message behind it copies (same_route_). Per router, how
+  // far ahead of the present it is certain that no packet yet unknown can arrive and no credit
+  // yet unknown can be due (the least link latency into it plus the head delay, and the least
+  // credit return latency of its outputs); its agenda (a binary heap of (time, key): wake-ups
+  // before heads at one picosecond, then by port, as the engine orders kRouterWake and
+  // kHeadReady), and the time of its next step (Time::max() if none is scheduled).
+  struct alignas(32) LinkQueue {
     uint32_t first = kNoId, last = kNoId;
-    uint32_t cars = 0;  // how many it holds (a closed train keeps its count in its first car)
-    uint32_t msg = 0;   // the last car's message, and its route at the next router (same_route_)
-    uint16_t port = 0;  // the output its cars ask for at the next router
+    uint32_t msg = 0;
+    uint16_t port = 0;
     uint8_t vc_lo = 0, vc_hi = 0;
     RouteState state;
   };
-  static_assert(sizeof(OpenTrain) == 32, "two open trains per cache line");
-  std::vector<OpenTrain> open_trains_;
-  std::vector<uint32_t> heading_;
+  static_assert(sizeof(LinkQueue) == 32, "two link queues per cache line");
+  static constexpr uint32_t kAgendaWake = 0, kAgendaHead = 1;
+  std::vector<LinkQueue> link_queues_;
   std::vector<Time> horizon_;
+  std::vector<std::vector<AgendaEntry>> agenda_;
+  std::vector<Time> step_at_;
+  RouterId stepping_ = kNoId;
 
   std::vector<Nic> nics_;
   std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 // separate the cost per port from the cost per endpoint; rounded up. Per router, per port
 // (terminal ports included) and per endpoint, by backend, the network as `mgen info` and
 // `mgen traffic` build it: the topology (a PortLink per port), routing and the backend's state
-// (the packet backend: VCs, credit rings, statistics, trains per port).
+// (the packet backend: VCs, credit rings, statistics, link queues per port).
 struct NetworkFigures {
   const char* backend;
   uint64_t per_router, per_port, per_endpoint;

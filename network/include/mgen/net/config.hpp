@@ -68,9 +68,9 @@ struct RouterConfig {
   // every output and NIC that might have work is woken, nothing suppressed. Same timing model,
   // so a test can check that the fast path's lazy credits and skipped wake-ups change nothing.
   bool reference = false;
-  // Packet trains (docs/network-model.md, "Packet trains"): packets that follow one another on
-  // a link towards the same output cross the next router in one event when nothing else can
-  // reach that output or input in the meantime. Exact; false gives one event per packet and hop.
+  // Router steps (docs/network-model.md, "Router steps"; the key is named after the packet
+  // trains they replaced): a router runs everything due before its horizon in one event.
+  // Exact; false gives one event per packet and hop.
   bool trains = true;
 };
 
