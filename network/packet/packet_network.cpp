@@ -600,14 +600,16 @@ void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t p
       q.vc_hi = p.vc_hi;
       q.state = p.state;
     }
-    p.ready = ready;
     p.next = kNoId;
     if (q.first == kNoId) {
       q.first = pk;
       q.last = pk;
       plan(peer, ready, kAgendaHead << 16 | peer_port);
     } else {
+      // Kept in the packet ahead, which the step reads anyway: the step plans this one's arrival
+      // without loading it.
       packets_[q.last].next = pk;
+      packets_[q.last].next_ready = ready;
       q.last = pk;
     }
     return;
@@ -629,6 +631,20 @@ static void replace_top(std::vector<PacketNetwork::AgendaEntry>& heap, PacketNet
     i = child;
   }
   heap[i] = e;
+}
+
+// Starts loading what the agenda's next entry will touch while the current one runs: the
+// packet at the head of its link and its input port, or the output it wakes.
+void PacketNetwork::prefetch_entry(uint32_t base, const std::vector<AgendaEntry>& agenda) const {
+  if (agenda.empty()) return;
+  const uint32_t gp = base + (agenda.front().key & 0xffff);
+  __builtin_prefetch(&ports_[gp]);
+  if (agenda.front().key >> 16 == kAgendaWake) {
+    __builtin_prefetch(&vc_[vc_index(gp, 0)]);
+    prefetch_port_ring(gp);
+  } else if (const uint32_t pk = link_queues_[gp].first; pk != kNoId) {
+    __builtin_prefetch(&packets_[pk]);
+  }
 }
 
 void PacketNetwork::plan(RouterId r, Time t, uint32_t key) {
@@ -665,6 +681,7 @@ void PacketNetwork::step(RouterId r, Time t) {
       if (out.out_wake == entry.at) out.out_wake = Time::max();
       std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
       agenda.pop_back();
+      prefetch_entry(base, agenda);
       try_output(r, port);
       continue;
     }
@@ -678,8 +695,9 @@ void PacketNetwork::step(RouterId r, Time t) {
       std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
       agenda.pop_back();
     } else {
-      replace_top(agenda, AgendaEntry{packets_[q.first].ready, entry.key});  // the link's next head
+      replace_top(agenda, AgendaEntry{p.next_ready, entry.key});  // the link's next head
     }
+    prefetch_entry(base, agenda);
     arrive(r, in_gp, pk, p.vc);
   }
   stepping_ = kNoId;

@@ -89,9 +89,9 @@ class PacketNetwork final : public Backend {
   PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology, const Routing& routing);
 
   struct Packet {
-    Time tail;   // when the tail is (or will be) in the buffer the packet occupies
-    Time born;   // age arbitration: when it would have left an idle source NIC
-    Time ready;  // on a link: when its head is ready for allocation at the next router
+    Time tail;        // when the tail is (or will be) in the buffer the packet occupies
+    Time born;        // age arbitration: when it would have left an idle source NIC
+    Time next_ready;  // router steps, on a link: when the head of the packet behind it is ready at the next router
     uint32_t msg = 0;
     uint32_t next = kNoId;  // FIFO link within an input VC or on a link (router steps), or free-list link
     EndpointId dst = 0;
@@ -158,6 +158,7 @@ class PacketNetwork final : public Backend {
   void plan(RouterId r, Time t, uint32_t key);
   // Runs router r's agenda from t up to (not including) t + its horizon.
   void step(RouterId r, Time t);
+  void prefetch_entry(uint32_t base, const std::vector<AgendaEntry>& agenda) const;
   void become_head(RouterId r, uint32_t in_gp, uint32_t vc);
   // Lookahead routing (deterministic routings): the route at router `r`, computed one hop early.
   void route_ahead(RouterId r, Packet& p) const;
