@@ -55,8 +55,9 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     port.kind = l.kind;
     port.latency = l.latency;
     // The tail leaves no sooner than the slower of the output link and the crossbar allow.
-    port.full_ser =
-        transfer_time(full, l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_));
+    const Bandwidth rate = l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_);
+    port.full_ser = transfer_time(full, rate);
+    port.response_ser = transfer_time(Bytes(response_), rate);
     if (l.kind == PeerKind::kRouter) {
       for (uint32_t v = 0; v < vcs_; ++v)
         vc_[vc_index(static_cast<uint32_t>(gp), v)].credits = vc_buffer;
@@ -126,6 +127,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
 
 Time PacketNetwork::serialise(uint32_t wire, const Port& out) const {
   if (wire == payload_max_ + header_) return out.full_ser;
+  if (wire == response_) return out.response_ser;
   const uint32_t gp = static_cast<uint32_t>(&out - ports_.data());
   const PortLink& l = topo_.link_at(gp);
   return transfer_time(Bytes(wire), l.kind == PeerKind::kUnconnected ? switch_bw_ : std::min(l.bandwidth, switch_bw_));
@@ -191,22 +193,14 @@ void PacketNetwork::dispatch(const Event& e) {
       break;
     case kMsgSent: {
       Message& m = messages_[e.data];
-      m.sent_done = true;
-      if (m.response) {
-        if (m.delivered) finish(static_cast<uint32_t>(e.data));
-        break;
-      }
+      m.sent_done = true;  // FMA responses have no such event (send_packet)
       sink_.on_message_sent(m.cookie, e.time);
       if (m.delivered) finish(static_cast<uint32_t>(e.data));
       break;
     }
     case kMsgDelivered: {
       Message& m = messages_[e.data];
-      m.delivered = true;
-      if (m.response) {
-        if (m.sent_done) finish(static_cast<uint32_t>(e.data));
-        break;
-      }
+      m.delivered = true;  // FMA responses have no such event (on_nic_arrive)
       ++totals_.messages_delivered;
       const Time latency = e.time - m.posted;
       totals_.latency_sum += latency;
@@ -452,7 +446,7 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
       enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
     }
   } else if (msg.response) {
-    msg.sent_done = true;  // nothing to report: it is freed when it is delivered, always later
+    // Nothing to report: it is freed when it reaches its NIC (on_nic_arrive).
   } else {
     engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, m);
   }
@@ -489,8 +483,10 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk, Time at) {
   }
   Message& msg = messages_[p.msg];
   const EndpointId requester = msg.src;
-  if (++msg.received == msg.packets) {
-    engine_.schedule_canonical(response ? dma_end : dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
+  if (response) {
+    finish(p.msg);  // an FMA response (one packet) reports nothing: its message is done
+  } else if (++msg.received == msg.packets) {
+    engine_.schedule_canonical(dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
   }
   free_packet(pk);
   // The NIC answers a put once its data is in memory.

@@ -131,6 +131,7 @@ class PacketNetwork final : public Backend {
     Time in_busy;                 // input's crossbar connection free at
     Time latency;                 // of the link behind the port (copied from the topology)
     Time full_ser;                // a full packet on min(link, crossbar)
+    Time response_ser;            // an FMA response on min(link, crossbar)
     uint32_t peer = kNoId;        // router or endpoint at the other end
     uint16_t peer_port = 0;
     PeerKind kind = PeerKind::kUnconnected;
