@@ -102,8 +102,9 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
           h = simcore::min(h, ports_[upstream_[gp]].latency + t_head_);
           h = simcore::min(h, ports_[topology.port_base(p.peer) + p.peer_port].latency);
         } else if (p.kind == PeerKind::kEndpoint) {
-          h = simcore::min(h, topology.endpoint_latency() + t_head_);  // injected heads
-          h = simcore::min(h, topology.endpoint_latency());            // ejection credits
+          // Injected heads. Ejection credits need no term: the router's own grant onto the
+          // ejection link makes them (on_nic_arrive), so none is ever unknown to it.
+          h = simcore::min(h, topology.endpoint_latency() + t_head_);
         }
         if (p.kind != PeerKind::kUnconnected) shortest = simcore::min(shortest, p.full_ser);
       }
@@ -112,7 +113,10 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     // Where no horizon holds a full packet, a step would rarely run more than one entry, and
     // the agenda would cost more than the engine events it replaces: the default machine's
     // 20 ns links against 205 ns packets, for one.
-    if (widest <= shortest) {
+    // A router whose horizon is zero (zero-latency links and no router delay) could never run
+    // an entry before something else at the same picosecond might change it: no steps at all.
+    const bool zero = std::any_of(horizon_.begin(), horizon_.end(), [](Time h) { return h == Time(); });
+    if (widest <= shortest || zero) {
       steps_ = false;
       link_queues_ = {};
       horizon_ = {};
@@ -192,21 +196,23 @@ void PacketNetwork::dispatch(const Event& e) {
       on_nic_arrive(e.target, static_cast<uint32_t>(e.data), e.time);
       break;
     case kMsgSent: {
-      Message& m = messages_[e.data];
+      const uint32_t id = static_cast<uint32_t>(e.data);
+      Message& m = messages_[id];
       m.sent_done = true;  // FMA responses have no such event (send_packet)
       sink_.on_message_sent(m.cookie, e.time);
-      if (m.delivered) finish(static_cast<uint32_t>(e.data));
+      if (m.delivered) finish(id);
       break;
     }
     case kMsgDelivered: {
-      Message& m = messages_[e.data];
+      const uint32_t id = static_cast<uint32_t>(e.data);
+      Message& m = messages_[id];
       m.delivered = true;  // FMA responses have no such event (on_nic_arrive)
       ++totals_.messages_delivered;
       const Time latency = e.time - m.posted;
       totals_.latency_sum += latency;
       totals_.latency_max = simcore::max(totals_.latency_max, latency);
       const uint64_t cookie = m.cookie;
-      if (m.sent_done) finish(static_cast<uint32_t>(e.data));
+      if (m.sent_done) finish(id);
       sink_.on_message_delivered(cookie, e.time);
       break;
     }
@@ -352,7 +358,12 @@ void PacketNetwork::settle(EndpointId e) {
 void PacketNetwork::try_inject(EndpointId e) {
   Nic& nic = nics_[e];
   settle(e);
-  if (nic.ring_head == kNoId) return;
+  if (nic.ring_head == kNoId) {
+    // A message sent one packet ahead rejoins the round robin at its time: this wake-up may be
+    // an earlier one that its own wake-up was merged into (nic_wake), so ask again.
+    if (nic.held != kNoId) nic_wake(e, nic.link_busy);
+    return;
+  }
   if (nic.link_busy > now_) {
     nic_wake(e, nic.link_busy);
     return;
@@ -448,7 +459,7 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   } else if (msg.response) {
     // Nothing to report: it is freed when it reaches its NIC (on_nic_arrive).
   } else {
-    engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, m);
+    engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, message_data(m));
   }
   return true;
 }
@@ -486,7 +497,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk, Time at) {
   if (response) {
     finish(p.msg);  // an FMA response (one packet) reports nothing: its message is done
   } else if (++msg.received == msg.packets) {
-    engine_.schedule_canonical(dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, p.msg);
+    engine_.schedule_canonical(dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, message_data(p.msg));
   }
   free_packet(pk);
   // The NIC answers a put once its data is in memory.

@@ -56,8 +56,8 @@ enum PacketEventKind : uint16_t {
   kNicWake,          // target endpoint
   kNicArrive,        // reference mode: target endpoint, data = packet (its head reaches the NIC)
   kFmaRespond,       // target destination endpoint, data = the requester endpoint
-  kMsgSent,          // target source endpoint, data = message
-  kMsgDelivered,     // target destination endpoint, data = message
+  kMsgSent,          // target source endpoint, data = message | its sequence number << 32
+  kMsgDelivered,     // target destination endpoint, data = message | its sequence number << 32
   kRouterStep,       // router steps: target router; runs its agenda up to its horizon
   kPacketKindEnd,
 };
@@ -221,6 +221,10 @@ class PacketNetwork final : public Backend {
   void enqueue(EndpointId e, uint32_t m);
   void on_nic_arrive(EndpointId e, uint32_t pk, Time at);
   void finish(uint32_t m);
+  // A kMsgSent/kMsgDelivered event's data: same-time events at one endpoint run in the order the
+  // messages were injected, not in the order of their (recycled) slots, which depends on when
+  // FMA responses are freed and so on the mode (reference, per packet, steps).
+  uint64_t message_data(uint32_t m) const { return uint64_t{messages_[m].seq} << 32 | m; }
 
   uint32_t alloc_packet();
   void free_packet(uint32_t pk);

@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mgen/net/network.hpp"
 
@@ -41,11 +42,15 @@ class Harness : public MessageSink {
   Time latency(uint64_t id) const { return records.at(id).delivered - records.at(id).injected; }
 
   void on_message_sent(uint64_t cookie, Time t) override { records[cookie].sent = t; }
-  void on_message_delivered(uint64_t cookie, Time t) override { records[cookie].delivered = t; }
+  void on_message_delivered(uint64_t cookie, Time t) override {
+    records[cookie].delivered = t;
+    delivery_order.push_back(cookie);
+  }
 
   simcore::Engine engine;
   NetworkModel net;
   std::map<uint64_t, Record> records;
+  std::vector<uint64_t> delivery_order;  // cookies in the order the network reported them
 
  private:
   uint64_t next_ = 0;
