@@ -164,6 +164,18 @@ void for_each_router(F&& f) {
   }
 }
 
+// One scenario in the three modes: the fast path (router steps where the horizons allow), the
+// reference mode, and the fast path with one event per packet and hop.
+struct Modes {
+  Outcome fast, reference, per_packet;
+};
+Modes run_modes(const NetworkConfig& c, uint64_t seed, uint64_t max_packets, int max_messages) {
+  NetworkConfig per_packet = c;
+  per_packet.router.trains = false;
+  return {run(c, false, seed, max_packets, max_messages), run(c, true, seed, max_packets, max_messages),
+          run(per_packet, false, seed, max_packets, max_messages)};
+}
+
 }  // namespace
 
 TEST_CASE("the fast path equals the reference mode to the picosecond", "[reference]") {
@@ -242,11 +254,7 @@ TEST_CASE("router steps equal the reference mode to the picosecond", "[reference
       // reach the input (in the other VC) before the one ahead is granted.
       if (slow_switch) c.router.switch_bandwidth = Bandwidth::gigabytes_per_second(2);
       INFO(routing.name << " on " << kind << ", " << arbitration << (slow_switch ? ", slow crossbar" : ""));
-      const Outcome fast = run(c, false, 11, 40, 8);
-      const Outcome ref = run(c, true, 11, 40, 8);
-      NetworkConfig no_trains = c;
-      no_trains.router.trains = false;
-      const Outcome per_packet = run(no_trains, false, 11, 40, 8);
+      const auto [fast, ref, per_packet] = run_modes(c, 11, 40, 8);
       REQUIRE(fast.times == ref.times);
       REQUIRE(fast.times == per_packet.times);
       CHECK(fast.links == ref.links);
@@ -369,11 +377,7 @@ TEST_CASE("router steps with unequal horizons and ties at the horizon", "[refere
           INFO(routing.name << " on " << kind << ", " << arbitration << ", router links " << router_link.count_ps()
                             << " ps, NIC links " << nic_link.count_ps() << " ps"
                             << (zero_delays ? ", no router delay" : "") << (fma ? ", FMA" : ""));
-          const Outcome fast = run(c, false, 5, 24, 8);
-          const Outcome ref = run(c, true, 5, 24, 8);
-          NetworkConfig per_packet_config = c;
-          per_packet_config.router.trains = false;
-          const Outcome per_packet = run(per_packet_config, false, 5, 24, 8);
+          const auto [fast, ref, per_packet] = run_modes(c, 5, 24, 8);
           REQUIRE(fast.times == ref.times);
           REQUIRE(fast.times == per_packet.times);
           CHECK(fast.links == ref.links);
