@@ -455,6 +455,46 @@ TEST_CASE("same-time deliveries keep their order in every mode", "[reference][tr
   CHECK(orders[1] == orders[2]);
 }
 
+// A tie exactly at the horizon, built by hand on one crossbar with no router delay and 1 us NIC
+// links (horizon 1 us). Endpoint 5 keeps its link busy until exactly 1 us, then sends a packet
+// to endpoint 0 (one packet ahead: known before 1 us), head ready at 2 us. The router steps at
+// 1 us (the first packet's head). After that step, still at 1 us, endpoint 2 sends a packet to
+// endpoint 0: ready at 2 us too, at a lower input port, so it goes first and takes the output.
+// A step that ran entries at its horizon (<= instead of <) would grant endpoint 5's packet
+// before endpoint 2's is known.
+TEST_CASE("router steps leave a tie at the horizon to the next step", "[reference][trains]") {
+  const RoutingEntry& dmodk = routing_registry()[3];
+  std::vector<std::vector<int64_t>> times;
+  for (int mode = 0; mode < 3; ++mode) {  // steps, per packet, reference
+    NetworkConfig c = contended("crossbar", dmodk, "round_robin", 8, false);
+    c.topology.link_latency = Time::us(1);
+    c.nic.link_latency = Time::us(1);
+    c.nic.rx_buffer = Bytes(544 * 8);
+    c.router.routing_delay = c.router.vc_alloc_delay = c.router.switch_alloc_delay = Time();
+    c.router.switch_delay = Time();
+    c.router.trains = mode == 0;
+    c.router.reference = mode == 2;
+    Harness h(c);
+    auto dispatch = [&](const mgen::simcore::Event& e) { h.net.dispatch(e); };
+    // 7 x 544 + 192 wire bytes at 4 GB/s: endpoint 5's link is busy for exactly 1 us.
+    const uint64_t busy = h.send(5, 9, 7 * 512 + 160);
+    h.engine.run(dispatch, Time::ns(900));
+    const uint64_t a = h.send(5, 0, 512);
+    h.engine.run(dispatch, Time::us(1));
+    REQUIRE(h.engine.now() == Time::us(1));
+    const uint64_t b = h.send(2, 0, 512);
+    h.run();
+    times.push_back({h.records.at(busy).delivered.count_ps(), h.records.at(a).delivered.count_ps(),
+                     h.records.at(b).delivered.count_ps()});
+  }
+  INFO("delivered (ps) in steps / per packet / reference: A "
+       << times[0][1] << " / " << times[1][1] << " / " << times[2][1] << ", B " << times[0][2] << " / " << times[1][2]
+       << " / " << times[2][2]);
+  CHECK(times[0] == times[2]);
+  CHECK(times[1] == times[2]);
+  CHECK(times[2][2] < times[2][1]);  // B, known only after the step at 1 us, took the output first
+}
+
 // The case the closed-train rule is for, built by hand on one crossbar with a switch at a third
 // of the link rate. NIC 0 sends a two-packet message to endpoint 5 (cars A1, A2: VC 0 and 1),
 // then a one-packet message to endpoint 3 (D, VC 0), back to back. A2 waits for A1's tail;
