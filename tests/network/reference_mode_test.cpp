@@ -4,6 +4,7 @@
 // every topology, every routing valid on it, both arbitrations and the FMA transport.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <vector>
@@ -493,6 +494,49 @@ TEST_CASE("router steps leave a tie at the horizon to the next step", "[referenc
   CHECK(times[0] == times[2]);
   CHECK(times[1] == times[2]);
   CHECK(times[2][2] < times[2][1]);  // B, known only after the step at 1 us, took the output first
+}
+
+// Message slots are recycled, so a message injected later can hold a lower slot than one
+// injected before it. Here M2 takes a fresh slot just before M1 (delivered) frees its slot and
+// M3 takes M1's slot just after; both are empty messages to endpoint 0, whose receive DMA is
+// behind three large messages, so they are delivered at the same picosecond. They must be reported
+// in the order they were injected (M2 first), in every mode.
+TEST_CASE("same-time deliveries follow injection order and not recycled slots", "[reference][trains]") {
+  const RoutingEntry& dmodk = routing_registry()[3];
+  for (int mode = 0; mode < 3; ++mode) {  // steps, per packet, reference
+    NetworkConfig c = contended("crossbar", dmodk, "round_robin", 8, false);
+    c.topology.link_latency = Time::us(1);
+    c.nic.link_latency = Time::us(1);
+    c.nic.dma_bandwidth = Bandwidth::gigabytes_per_second(1);  // slower than the 4 GB/s links
+    c.nic.rx_buffer = Bytes(544 * 64);
+    c.router.trains = mode == 0;
+    c.router.reference = mode == 2;
+    Harness h(c);
+    auto dispatch = [&](const mgen::simcore::Event& e) { h.net.dispatch(e); };
+    const uint64_t m1 = h.send(3, 4, 0);
+    // Three senders at their DMA's 1 GB/s fill endpoint 0's receive DMA (1 GB/s) three times
+    // over: its backlog grows, and empty messages arriving meanwhile all wait for it.
+    for (const EndpointId src : {6u, 7u, 8u})
+      h.send(src, 0, 32 * 512);
+    // M1 is delivered (and its slot freed) at 2.148 us: M2 just before, M3 just after.
+    const Time freed = Time::ps(2'148'000);
+    h.engine.run(dispatch, freed - Time::ps(1));
+    REQUIRE(h.records.at(m1).delivered == Time::max());
+    const uint64_t m2 = h.send(2, 0, 0);
+    h.engine.run(dispatch, freed);
+    REQUIRE(h.records.at(m1).delivered == freed);
+    const uint64_t m3 = h.send(5, 0, 0);
+    h.run();
+    INFO((mode == 0   ? "steps"
+          : mode == 1 ? "per packet"
+                      : "reference")
+         << ": M2 delivered " << h.records.at(m2).delivered.count_ps() << " ps, M3 "
+         << h.records.at(m3).delivered.count_ps());
+    REQUIRE(h.records.at(m2).delivered == h.records.at(m3).delivered);  // the case is a tie
+    const auto at2 = std::find(h.delivery_order.begin(), h.delivery_order.end(), m2);
+    const auto at3 = std::find(h.delivery_order.begin(), h.delivery_order.end(), m3);
+    CHECK(at2 < at3);
+  }
 }
 
 // The case the closed-train rule is for, built by hand on one crossbar with a switch at a third
