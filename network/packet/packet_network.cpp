@@ -654,15 +654,23 @@ void PacketNetwork::prefetch_entry(uint32_t base, const std::vector<AgendaEntry>
   }
 }
 
+static void pop_top(std::vector<PacketNetwork::AgendaEntry>& heap) {
+  std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+  heap.pop_back();
+}
+
+void PacketNetwork::schedule_step(RouterId r, Time t) {
+  step_at_[r] = t;
+  engine_.schedule_canonical(t, kinds_[kRouterStep], r);
+}
+
 void PacketNetwork::plan(RouterId r, Time t, uint32_t key) {
   std::vector<AgendaEntry>& agenda = agenda_[r];
   agenda.push_back(AgendaEntry{t, key});
   std::push_heap(agenda.begin(), agenda.end(), std::greater<>{});
-  if (r == stepping_) return;  // the step looks at its own agenda when it ends
-  Time& at = step_at_[r];
-  if (at <= t) return;  // a step comes first, and plans the next one
-  at = t;
-  engine_.schedule_canonical(t, kinds_[kRouterStep], r);
+  if (r == stepping_) return;    // the step looks at its own agenda when it ends
+  if (step_at_[r] <= t) return;  // a step comes first, and plans the next one
+  schedule_step(r, t);
 }
 
 // Router steps. Everything that reaches router r before t + horizon_[r] is known at t: a packet
@@ -686,8 +694,7 @@ void PacketNetwork::step(RouterId r, Time t) {
     if (entry.key >> 16 == kAgendaWake) {
       Port& out = ports_[base + port];
       if (out.out_wake == entry.at) out.out_wake = Time::max();
-      std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
-      agenda.pop_back();
+      pop_top(agenda);
       prefetch_entry(base, agenda);
       try_output(r, port);
       continue;
@@ -699,8 +706,7 @@ void PacketNetwork::step(RouterId r, Time t) {
     q.first = p.next;
     if (q.first == kNoId) {
       q.last = kNoId;
-      std::pop_heap(agenda.begin(), agenda.end(), std::greater<>{});
-      agenda.pop_back();
+      pop_top(agenda);
     } else {
       replace_top(agenda, AgendaEntry{p.next_ready, entry.key});  // the link's next head
     }
@@ -709,10 +715,7 @@ void PacketNetwork::step(RouterId r, Time t) {
   }
   stepping_ = kNoId;
   now_ = t;
-  if (!agenda.empty()) {
-    step_at_[r] = agenda.front().at;
-    engine_.schedule_canonical(agenda.front().at, kinds_[kRouterStep], r);
-  }
+  if (!agenda.empty()) schedule_step(r, agenda.front().at);
 }
 
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {

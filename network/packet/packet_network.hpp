@@ -157,6 +157,7 @@ class PacketNetwork final : public Backend {
   // Router steps: router r's agenda entry `key` (kAgendaWake or kAgendaHead << 16 | port) is due
   // at t; a step is scheduled unless r is the router stepping now (it looks at its own agenda).
   void plan(RouterId r, Time t, uint32_t key);
+  void schedule_step(RouterId r, Time t);  // the router's next step, at t (step_at_)
   // Runs router r's agenda from t up to (not including) t + its horizon.
   void step(RouterId r, Time t);
   void prefetch_entry(uint32_t base, const std::vector<AgendaEntry>& agenda) const;
