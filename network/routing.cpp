@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 namespace mgen::net {
 namespace {
 
@@ -100,44 +102,46 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
   const bool torus = t.kind() == TopologyKind::kTorus;
   const uint16_t* here = t.coords(r);
   const uint16_t* there = t.coords(target);
-  for (uint32_t d = 0; d < dim_.size(); ++d) {
-    const uint32_t c = here[d];
-    const uint32_t tc = there[d];
-    if (c == tc) continue;
-    const uint32_t k = dim_[d].k;
-    uint32_t dir;
-    if (!torus) {
-      dir = tc > c ? 0 : 1;
-    } else {
-      const uint32_t delta = tc >= c ? tc - c : tc + k - c;
-      if (2 * delta < k) {
-        dir = 0;
-      } else if (2 * delta > k) {
-        dir = 1;
-      } else {
-        dir = hashed ? (hash >> (d + 3)) & 1u : 0;  // both ways are minimal
-      }
-    }
-    const uint32_t channels = dim_[d].channels;
-    const uint32_t ch = channels == 1 ? 0 : (hashed ? (hash >> 10) % channels : dst % channels);
-    const uint32_t port = dim_[d].port + dir * channels + ch;
-    if (state.dim != d) state.crossed = 0;
-    state.dim = static_cast<uint8_t>(d);
-    // The wraparound link (k-1 -> 0 going +, 0 -> k-1 going -) is the dateline.
-    if (torus && dateline_ && (dir == 0 ? c + 1 == k : c == 0)) state.crossed = 1;
-    Route out{static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
-    if (algo_ == RoutingAlgo::kAdaptive) {
-      // Escape network: one VC per dateline class.
-      out.vc_lo = torus && dateline_ ? state.crossed : 0;
-      out.vc_hi = out.vc_lo + 1;
-    } else if (torus && dateline_) {
-      const uint8_t half = static_cast<uint8_t>(vcs_ / 2);
-      out.vc_lo = state.crossed ? half : 0;
-      out.vc_hi = state.crossed ? static_cast<uint8_t>(vcs_) : half;
-    }
-    return out;
+  // The first dimension in which the coordinates differ, and below the way to go in it, are
+  // found without a branch on the coordinates: which dimension and way it is changes from hop
+  // to hop, and a branch on it was the router's most mispredicted (docs/PERFORMANCE.md).
+  uint32_t differ = 0;
+  for (uint32_t d = 0; d < dim_.size(); ++d)
+    differ |= static_cast<uint32_t>(here[d] != there[d]) << d;
+  if (differ == 0) return {t.endpoint_port(dst), 0, 1};
+  const uint32_t d = static_cast<uint32_t>(std::countr_zero(differ));
+  const uint32_t c = here[d];
+  const uint32_t tc = there[d];
+  const uint32_t k = dim_[d].k;
+  uint32_t dir;
+  if (!torus) {
+    dir = static_cast<uint32_t>(tc < c);
+  } else {
+    const uint32_t twice = 2 * (tc >= c ? tc - c : tc + k - c);
+    // Going + when that is shorter; both ways are minimal when it is half way round.
+    const uint32_t tie = hashed ? (hash >> (d + 3)) & 1u : 0u;
+    dir = static_cast<uint32_t>(twice > k) | (static_cast<uint32_t>(twice == k) & tie);
   }
-  return {t.endpoint_port(dst), 0, 1};
+  const uint32_t channels = dim_[d].channels;
+  const uint32_t ch = channels == 1 ? 0 : (hashed ? (hash >> 10) % channels : dst % channels);
+  const uint32_t port = dim_[d].port + dir * channels + ch;
+  // The wraparound link (k-1 -> 0 going +, 0 -> k-1 going -) is the dateline; the class is
+  // kept while the packet stays in one dimension.
+  const uint32_t wraps = dir == 0 ? static_cast<uint32_t>(c + 1 == k) : static_cast<uint32_t>(c == 0);
+  const uint32_t crossed = (static_cast<uint32_t>(state.dim == d) & state.crossed) | (torus && dateline_ ? wraps : 0u);
+  state.crossed = static_cast<uint8_t>(crossed);
+  state.dim = static_cast<uint8_t>(d);
+  Route out{static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
+  if (algo_ == RoutingAlgo::kAdaptive) {
+    // Escape network: one VC per dateline class.
+    out.vc_lo = torus && dateline_ ? static_cast<uint8_t>(crossed) : 0;
+    out.vc_hi = out.vc_lo + 1;
+  } else if (torus && dateline_) {
+    const uint32_t half = vcs_ / 2;
+    out.vc_lo = static_cast<uint8_t>(crossed * half);
+    out.vc_hi = static_cast<uint8_t>(half + crossed * (vcs_ - half));
+  }
+  return out;
 }
 
 Route Routing::adaptive_cube(RouterId r, RouterId target, EndpointId dst, uint32_t hash, RouteState& state,

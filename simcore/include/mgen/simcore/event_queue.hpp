@@ -178,6 +178,7 @@ class EventQueue {
   static constexpr uint64_t kNoSlot = ~uint64_t{0};
   static constexpr uint32_t kNil = ~uint32_t{0};
   static constexpr size_t kInsertionSortMax = 16;
+  static constexpr unsigned kRadixBits = 8;  // counting passes of at most 256 digits
   static constexpr size_t kCompactAfter = 1024;
   static constexpr size_t kRetainedEvents = 4096;
 
@@ -305,8 +306,12 @@ class EventQueue {
     pos_ = 0;
     if (open_.capacity() > kRetainedEvents && n < open_.capacity() / 8) {
       // After a burst (ten thousand ranks resuming at one instant), keep no more than this
-      // bucket needs; the slab keeps the burst's nodes for the next one.
+      // bucket needs (the sort's scratch neither); the slab keeps the burst's nodes for the next one.
       std::vector<Event>().swap(open_);
+    }
+    if (sorted_.capacity() > kRetainedEvents && n < sorted_.capacity() / 8) {
+      std::vector<Event>().swap(sorted_);
+      std::vector<uint64_t>().swap(keys_);
     }
     open_.reserve(n);
     for (size_t i = chain_.size(); i-- > 1;)
@@ -320,19 +325,75 @@ class EventQueue {
     return true;
   }
 
+  // Orders the open bucket by `before`. A comparison sort of a bucket's events mispredicts
+  // about one branch per comparison (their order is random), which cost the packet model more
+  // than any other part of an event. They differ mostly in time, and a time within the bucket
+  // is its `shift_` low bits: two counting passes (low half of those bits, then high half, both
+  // stable) order (offset, position) keys without a data-dependent branch, the events are
+  // gathered in that order, and runs of equal time (rare in a network, long when many ranks
+  // resume at one instant) are put in (seq, data) order.
   void sort_open() {
     const size_t n = open_.size();
-    if (n > kInsertionSortMax) {
-      if (!std::is_sorted(open_.begin(), open_.end(), [](const Event& a, const Event& b) { return before(a, b); }))
-        std::sort(open_.begin(), open_.end(), [](const Event& a, const Event& b) { return before(a, b); });
+    auto by_order = [](const Event& a, const Event& b) { return before(a, b); };
+    if (n <= kInsertionSortMax) {
+      insertion_sort(open_.data(), n);
       return;
     }
+    if (std::is_sorted(open_.begin(), open_.end(), by_order)) return;
+    const unsigned lo_bits = (shift_ + 1) / 2;
+    if (shift_ > 2 * kRadixBits || (size_t{1} << lo_bits) > 4 * n) {
+      std::sort(open_.begin(), open_.end(), by_order);
+      return;
+    }
+    const uint64_t lo_mask = (uint64_t{1} << lo_bits) - 1;
+    const uint64_t base = current_ << shift_;
+    keys_.resize(2 * n);
+    uint64_t* const a = keys_.data();
+    uint64_t* const b = a + n;
+    uint32_t lo[(1u << kRadixBits) + 1] = {};
+    uint32_t hi[(1u << kRadixBits) + 1] = {};
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t offset = static_cast<uint64_t>(open_[i].time.count_ps()) - base;
+      a[i] = offset << 32 | i;
+      ++lo[(offset & lo_mask) + 1];
+      ++hi[(offset >> lo_bits) + 1];
+    }
+    for (size_t d = 1; d <= lo_mask + 1; ++d)
+      lo[d] += lo[d - 1];
+    for (size_t d = 1; d <= (size_t{1} << (shift_ - lo_bits)); ++d)
+      hi[d] += hi[d - 1];
+    for (size_t i = 0; i < n; ++i)
+      b[lo[(a[i] >> 32) & lo_mask]++] = a[i];
+    for (size_t i = 0; i < n; ++i)
+      a[hi[b[i] >> (32 + lo_bits)]++] = b[i];
+    sorted_.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      sorted_[i] = open_[static_cast<uint32_t>(a[i])];
+    open_.swap(sorted_);
+    // Runs of one time, in (seq, data) order: short ones by insertion, long ones (ranks resuming
+    // at one instant) by a comparison sort.
+    for (size_t first = 0, i = 1; i <= n; ++i) {
+      if (i < n && open_[i].time == open_[first].time) [[unlikely]]
+        continue;
+      if (i - first > kInsertionSortMax) {
+        std::sort(open_.begin() + static_cast<std::ptrdiff_t>(first), open_.begin() + static_cast<std::ptrdiff_t>(i),
+                  by_order);
+      } else if (i - first > 1) {
+        insertion_sort(open_.data() + first, i - first);
+      }
+      first = i;
+    }
+  }
+
+  static void insertion_sort(Event* events, size_t n) {
     for (size_t i = 1; i < n; ++i) {
-      const Event x = open_[i];
+      if (!before(events[i], events[i - 1])) [[likely]]
+        continue;
+      const Event x = events[i];
       size_t j = i;
-      for (; j > 0 && before(x, open_[j - 1]); --j)
-        open_[j] = open_[j - 1];
-      open_[j] = x;
+      for (; j > 0 && before(x, events[j - 1]); --j)
+        events[j] = events[j - 1];
+      events[j] = x;
     }
   }
 
@@ -345,6 +406,8 @@ class EventQueue {
   uint32_t free_ = kNil;
   std::vector<uint32_t> chain_;  // scratch: the nodes of the bucket being opened
   std::vector<Event> open_;      // bucket current_ once opened, sorted; consumed from pos_
+  std::vector<Event> sorted_;    // scratch of sort_open(): the open bucket in order, then swapped in
+  std::vector<uint64_t> keys_;   // scratch of sort_open(): (time offset in the bucket, position)
   size_t pos_ = 0;
   HeapQueue late_;        // pushed into the open bucket, sorting before its last event
   HeapQueue far_;         // beyond the calendar's horizon
