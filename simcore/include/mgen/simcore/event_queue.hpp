@@ -350,17 +350,21 @@ class EventQueue {
     keys_.resize(2 * n);
     uint64_t* const a = keys_.data();
     uint64_t* const b = a + n;
-    uint32_t lo[(1u << kRadixBits) + 1] = {};
-    uint32_t hi[(1u << kRadixBits) + 1] = {};
+    const size_t lo_digits = size_t{1} << lo_bits;
+    const size_t hi_digits = size_t{1} << (shift_ - lo_bits);
+    uint32_t lo[(1u << kRadixBits) + 1];
+    uint32_t hi[(1u << kRadixBits) + 1];
+    std::fill_n(lo, lo_digits + 1, 0u);
+    std::fill_n(hi, hi_digits + 1, 0u);
     for (size_t i = 0; i < n; ++i) {
       const uint64_t offset = static_cast<uint64_t>(open_[i].time.count_ps()) - base;
       a[i] = offset << 32 | i;
       ++lo[(offset & lo_mask) + 1];
       ++hi[(offset >> lo_bits) + 1];
     }
-    for (size_t d = 1; d <= lo_mask + 1; ++d)
+    for (size_t d = 1; d <= lo_digits; ++d)
       lo[d] += lo[d - 1];
-    for (size_t d = 1; d <= (size_t{1} << (shift_ - lo_bits)); ++d)
+    for (size_t d = 1; d <= hi_digits; ++d)
       hi[d] += hi[d - 1];
     for (size_t i = 0; i < n; ++i)
       b[lo[(a[i] >> 32) & lo_mask]++] = a[i];
