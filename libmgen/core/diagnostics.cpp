@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
@@ -155,12 +156,27 @@ const char* status_name(RunStatus s) {
 
 namespace {
 
+// Names given to loaded modules (name_module). Per process, as the loader's own list is.
+struct ModuleNames {
+  std::mutex lock;
+  std::map<const void*, std::string> names;
+};
+ModuleNames& module_names() {
+  static ModuleNames m;
+  return m;
+}
+
 // " in foo (prog.so)" for the instruction a fault stopped at, if the dynamic linker knows it.
 std::string code_at(const void* pc) {
   Dl_info info{};
   if (pc == nullptr || dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return "";
   std::string file = info.dli_fname;
   if (const size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  {
+    ModuleNames& m = module_names();
+    const std::lock_guard<std::mutex> hold(m.lock);
+    if (const auto it = m.names.find(info.dli_fbase); it != m.names.end()) file = it->second;
+  }
   // A static function has no dynamic symbol: the offset in the file is for addr2line -f -e.
   if (info.dli_sname == nullptr) {
     return fmt::format(" in {}+{:#x}", file,
@@ -170,6 +186,12 @@ std::string code_at(const void* pc) {
 }
 
 }  // namespace
+
+void name_module(const void* base, const std::string& name) {
+  ModuleNames& m = module_names();
+  const std::lock_guard<std::mutex> hold(m.lock);
+  m.names[base] = name;
+}
 
 void World::check_fault() {
   const runtime::Fault f = fibers_->fault();

@@ -16,8 +16,8 @@ mgen=$build/mgen
 crash=$work/crash
 last="its last MPI call was MPI_Send, at simulated time [0-9.]+ us"
 
-expect 4 "rank 2 was killed by SIGSEGV \(invalid memory access: address 0x0 is not mapped\) in main \(rank2.so\); $last" -- "$mgen" run -n 4 "$crash" segv 2
-expect 4 "rank 1 was killed by SIGFPE \(integer division by zero\) in main \(rank1.so\); $last" -- "$mgen" run -n 4 "$crash" fpe 1
+expect 4 "rank 2 was killed by SIGSEGV \(invalid memory access: address 0x0 is not mapped\) in main \(crash\); $last" -- "$mgen" run -n 4 "$crash" segv 2
+expect 4 "rank 1 was killed by SIGFPE \(integer division by zero\) in main \(crash\); $last" -- "$mgen" run -n 4 "$crash" fpe 1
 expect 4 "rank 3 was killed by SIGABRT \(abort\(\) called.*; $last" -- "$mgen" run -n 4 "$crash" abort 3
 expect 4 "Assertion .zero == 1. failed.*rank 0 was killed by SIGABRT.*; $last" -- "$mgen" run -n 4 "$crash" assert 0
 if "$build/mgen-cc" -show x.c | grep -q fsanitize; then
@@ -26,17 +26,17 @@ if "$build/mgen-cc" -show x.c | grep -q fsanitize; then
 else
   expect 4 "double free.*rank 1 was killed by SIGABRT.*; $last" -- "$mgen" run -n 4 "$crash" double_free 1
 fi
-expect 4 "rank 2 was killed by SIGILL \(illegal instruction at 0x[0-9a-f]+\) in main \(rank2.so\); $last" -- "$mgen" run -n 4 "$crash" ill 2
+expect 4 "rank 2 was killed by SIGILL \(illegal instruction at 0x[0-9a-f]+\) in main \(crash\); $last" -- "$mgen" run -n 4 "$crash" ill 2
 # A user reduction run by a non-blocking collective faults on the rank's helper context.
-expect 4 "rank [0-3] \(in a non-blocking collective's algorithm\) was killed by SIGSEGV .* in bad_op \((rank[0-3].so|crash)\); its last MPI call was MPI_Wait" -- "$mgen" run -n 4 "$crash" op 0
+expect 4 "rank [0-3] \(in a non-blocking collective's algorithm\) was killed by SIGSEGV .* in bad_op \(crash\); its last MPI call was MPI_Wait" -- "$mgen" run -n 4 "$crash" op 0
 # The rank is named among many.
 expect 4 "rank 1000 was killed by SIGSEGV" -- "$mgen" run -n 1024 --ppn 2 -q "$crash" segv 1000
 
 # Stacks: a 4 MiB local array fits a recompiled program's default stack (8 MiB, as a process's);
 # with 1 MiB it reaches the guard page; 1 GiB of recursion overflows the default.
 expect 0 "rank 2: done" -- "$mgen" run -n 4 -q "$crash" stack 2
-expect 4 "rank 2 overflowed its 1024 KiB stack in big_array \(rank2.so\) \(SIGSEGV at 0x[0-9a-f]+\): a large local array or deep recursion; give it more with --stack, for example --stack 8MiB; $last" -- "$mgen" run -n 4 --stack 1MiB "$crash" stack 2
-expect 4 "rank 1 overflowed its 8192 KiB stack in deep \(rank1.so\).*--stack 32MiB" -- "$mgen" run -n 4 "$crash" recursion 1
+expect 4 "rank 2 overflowed its 1024 KiB stack in big_array \(crash\) \(SIGSEGV at 0x[0-9a-f]+\): a large local array or deep recursion; give it more with --stack, for example --stack 8MiB; $last" -- "$mgen" run -n 4 --stack 1MiB "$crash" stack 2
+expect 4 "rank 1 overflowed its 8192 KiB stack in deep \(crash\).*--stack 32MiB" -- "$mgen" run -n 4 "$crash" recursion 1
 
 # The JSON report is written, marked.
 "$mgen" run -n 4 -q --report "$work/crash.json" "$crash" segv 2 >/dev/null 2>&1

@@ -3,6 +3,8 @@
 // reports the predicted time, where each rank spent it, and how the network was used.
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +18,8 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli_common.hpp"
@@ -109,6 +113,111 @@ void* open_module(const fs::path& path, const fs::path& given) {
   return handle;
 }
 
+// The private copies of a program's module for ranks 1 to N-1 (the dynamic loader maps each
+// distinct file once). Each copy is an anonymous memory file (memfd) opened as
+// /proc/self/fd/N: no file system is touched. Copies written to a temporary directory on a
+// disk file system cost the kernel an inode each, allocated past the recently deleted ones, so
+// 1,024 copies took about a second of system time (docs/PERFORMANCE.md). The loader also
+// knows a module by the name it was opened with, so every memfd stays open (its number, and
+// so its name, unique) until all copies are loaded; the soft limit on open files is raised for
+// that while and restored after. Where memfds are not available, or a name was still taken by
+// a module loaded earlier in this process, the copy is a file in $TMPDIR as before.
+class RankCopies {
+ public:
+  RankCopies(const fs::path& path, uint32_t ranks) : path_(path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    bytes_ = bytes.str();
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+      const rlim_t need = rlim_t{ranks} + 256;
+      if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < need) {
+        rlimit raised = lim;
+        raised.rlim_cur = lim.rlim_max == RLIM_INFINITY ? need : std::min(need, lim.rlim_max);
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) restore_ = lim;
+      }
+    }
+  }
+  ~RankCopies() {
+    for (int fd : fds_)
+      close(fd);
+    if (restore_) setrlimit(RLIMIT_NOFILE, &*restore_);
+    if (!dir_.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir_, ec);
+    }
+  }
+  RankCopies(const RankCopies&) = delete;
+  RankCopies& operator=(const RankCopies&) = delete;
+
+  // Loads rank r's copy; `first` is the module rank 0 runs.
+  void* load(uint32_t r, void* first) {
+    void* h = load_memfd(first);
+    if (h == nullptr) h = load_file(r);
+    // Fault messages name the program, not the copy's file.
+    Dl_info info{};
+    if (void* main_sym = dlsym(h, "main"); main_sym != nullptr && dladdr(main_sym, &info) != 0)
+      mpi::name_module(info.dli_fbase, path_.filename().string());
+    return h;
+  }
+
+ private:
+  void* load_memfd(void* first) {
+    if (!memfd_ok_) return nullptr;
+    const int fd = memfd_create("mgen-rank", MFD_CLOEXEC);
+    if (fd < 0) {
+      memfd_ok_ = false;
+      return nullptr;
+    }
+    fds_.push_back(fd);
+    for (size_t done = 0; done < bytes_.size();) {
+      const ssize_t n = write(fd, bytes_.data() + done, bytes_.size() - done);
+      if (n <= 0) {
+        memfd_ok_ = false;
+        return nullptr;
+      }
+      done += static_cast<size_t>(n);
+    }
+    void* h = open_module(fmt::format("/proc/self/fd/{}", fd), path_);
+    if (h == first || !loaded().insert(h).second) {
+      // The name belonged to a module loaded before in this process (the loader handed that
+      // one back, one reference more).
+      dlclose(h);
+      return nullptr;
+    }
+    return h;
+  }
+
+  void* load_file(uint32_t r) {
+    if (dir_.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string dir = (fs::path(tmp ? tmp : "/tmp") / "mgen-ranks-XXXXXX").string();
+      if (mkdtemp(dir.data()) == nullptr)
+        throw std::runtime_error("cannot create a temporary directory for rank copies");
+      dir_ = dir;
+    }
+    const fs::path copy = fs::path(dir_) / fmt::format("rank{}.so", r);
+    fs::copy_file(path_, copy);
+    void* h = open_module(copy, path_);
+    fs::remove(copy);
+    return h;
+  }
+
+  // Every rank copy this process has loaded, for all jobs it runs.
+  static std::set<void*>& loaded() {
+    static std::set<void*> handles;
+    return handles;
+  }
+
+  fs::path path_;
+  std::string bytes_;
+  std::vector<int> fds_;
+  std::optional<rlimit> restore_;
+  bool memfd_ok_ = true;
+  std::string dir_;
+};
+
 // `handle` is the program opened once (open_module), which serves rank 0.
 Program load_program(void* handle, const fs::path& path, uint32_t ranks) {
   Program p;
@@ -123,26 +232,14 @@ Program load_program(void* handle, const fs::path& path, uint32_t ranks) {
         path.string()));
   }
   // Per-rank globals: the dynamic loader maps each distinct file once, so rank r > 0 loads a
-  // private copy (written to a temporary directory and removed once mapped). mgen-cc links
-  // with -Bsymbolic, so each copy's code refers to its own data.
+  // private copy (RankCopies). mgen-cc links with -Bsymbolic, so each copy's code refers to its
+  // own data.
   p.mains.assign(ranks, reinterpret_cast<MgenMain>(main_sym));
   p.exit_handlers.assign(ranks, reinterpret_cast<ExitHandlers>(dlsym(handle, "mgen_rank_exit_handlers")));
   if (ranks == 1) return p;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = (fs::path(tmp ? tmp : "/tmp") / "mgen-ranks-XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for rank copies");
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  RankCopies copies(path, ranks);
   for (uint32_t r = 1; r < ranks; ++r) {
-    const fs::path copy = fs::path(dir) / fmt::format("rank{}.so", r);
-    fs::copy_file(path, copy);
-    void* h = open_module(copy, path);
-    fs::remove(copy);
+    void* h = copies.load(r, handle);
     p.mains[r] = reinterpret_cast<MgenMain>(dlsym(h, "main"));
     p.exit_handlers[r] = reinterpret_cast<ExitHandlers>(dlsym(h, "mgen_rank_exit_handlers"));
   }

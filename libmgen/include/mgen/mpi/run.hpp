@@ -181,6 +181,11 @@ int current_rank();
 // runtime::forget_unwound_frames).
 void forget_unwound_frames();
 
+// Names the loaded module at `base` (dladdr's dli_fbase) in fault messages ("killed by SIGSEGV in
+// main (NAME)"): `mgen run` loads each rank's private copy of a program from an anonymous file,
+// whose own name (/proc/self/fd/N) means nothing to the user; NAME is the program's.
+void name_module(const void* base, const std::string& name);
+
 // Recompiled MPI programs: `mgen run` calls these on each rank around its main(), so that the
 // CPU time before the first and after the last MPI call counts as computation.
 void mpi_program_begin();
