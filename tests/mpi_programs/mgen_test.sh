@@ -50,8 +50,8 @@ done
 # Each rank's private copy of a program is an anonymous memory file: no temporary directory is
 # needed (TMPDIR points nowhere), and with a soft limit of 64 open files the run raises it for
 # the 255 copies while it loads them (where the hard limit allows). Globals stay private.
-soft=$(ulimit -Hn)
-[[ $soft == unlimited || $soft -ge 1024 ]] && soft=64 || soft=$(ulimit -Sn)
+hard=$(ulimit -Hn)
+if [[ $hard == unlimited || $hard -ge 1024 ]]; then soft=64; else soft=$(ulimit -Sn); fi
 if ! out=$( (ulimit -Sn "$soft" && TMPDIR=/nonexistent "$build/mgen" run -n 256 --ignore-compute -q "$work/globals") 2>&1) ||
   ! grep -q '^OK' <<<"$out"; then
   echo "FAIL: globals at 256 ranks with TMPDIR=/nonexistent and ulimit -Sn $soft:"

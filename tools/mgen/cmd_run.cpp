@@ -72,10 +72,7 @@ struct Program {
 // file at all (a script, a source file), or one linked with MPICH's library (built with mpicc:
 // loading it would bring a second MPI into the process).
 void check_module(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  const std::string text = bytes.str();
+  const std::string text = file_bytes(path);
   if (!text.starts_with("\x7f"
                         "ELF")) {
     throw std::invalid_argument(fmt::format(
@@ -124,11 +121,7 @@ void* open_module(const fs::path& path, const fs::path& given) {
 // a module loaded earlier in this process, the copy is a file in $TMPDIR as before.
 class RankCopies {
  public:
-  RankCopies(const fs::path& path, uint32_t ranks) : path_(path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    bytes_ = bytes.str();
+  RankCopies(const fs::path& path, uint32_t ranks) : path_(path), bytes_(file_bytes(path)) {
     rlimit lim{};
     if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
       const rlim_t need = rlim_t{ranks} + 256;
@@ -154,12 +147,7 @@ class RankCopies {
   // Loads rank r's copy; `first` is the module rank 0 runs.
   void* load(uint32_t r, void* first) {
     void* h = load_memfd(first);
-    if (h == nullptr) h = load_file(r);
-    // Fault messages name the program, not the copy's file.
-    Dl_info info{};
-    if (void* main_sym = dlsym(h, "main"); main_sym != nullptr && dladdr(main_sym, &info) != 0)
-      mpi::name_module(info.dli_fbase, path_.filename().string());
-    return h;
+    return h != nullptr ? h : load_file(r);
   }
 
  private:
@@ -240,7 +228,11 @@ Program load_program(void* handle, const fs::path& path, uint32_t ranks) {
   RankCopies copies(path, ranks);
   for (uint32_t r = 1; r < ranks; ++r) {
     void* h = copies.load(r, handle);
-    p.mains[r] = reinterpret_cast<MgenMain>(dlsym(h, "main"));
+    void* main_r = dlsym(h, "main");
+    p.mains[r] = reinterpret_cast<MgenMain>(main_r);
+    // Fault messages name the program, not the copy's file.
+    if (Dl_info info{}; main_r != nullptr && dladdr(main_r, &info) != 0)
+      mpi::name_module(info.dli_fbase, path.filename().string());
     p.exit_handlers[r] = reinterpret_cast<ExitHandlers>(dlsym(h, "mgen_rank_exit_handlers"));
   }
   return p;

@@ -55,11 +55,15 @@ bool clear_pie_flag(std::string& image) {
 
 }  // namespace
 
-LoadableModule::LoadableModule(const fs::path& program) : path_(program) {
-  std::ifstream in(program, std::ios::binary);
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  std::string image = bytes.str();
+  return bytes.str();
+}
+
+LoadableModule::LoadableModule(const fs::path& program) : path_(program) {
+  std::string image = file_bytes(program);
   // Only programs linked with mgen-cc's flags (their entry point, mgen_direct_run, is named in
   // the file): any other executable keeps dlopen's refusal, which the caller explains.
   if (image.find("mgen_direct_run") == std::string::npos || !clear_pie_flag(image)) return;

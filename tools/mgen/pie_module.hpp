@@ -3,8 +3,12 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace mgen::cli {
+
+// The whole file, as bytes (empty if it cannot be read).
+std::string file_bytes(const std::filesystem::path& path);
 
 // The file to hand dlopen for `program`: the program itself, or, for a position-independent
 // executable linked with mgen-cc's flags (DF_1_PIE, which glibc refuses to dlopen), a copy

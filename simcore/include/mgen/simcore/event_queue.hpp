@@ -345,13 +345,13 @@ class EventQueue {
       std::sort(open_.begin(), open_.end(), by_order);
       return;
     }
-    const uint64_t lo_mask = (uint64_t{1} << lo_bits) - 1;
+    const size_t lo_digits = size_t{1} << lo_bits;
+    const size_t hi_digits = size_t{1} << (shift_ - lo_bits);
+    const uint64_t lo_mask = lo_digits - 1;
     const uint64_t base = current_ << shift_;
     keys_.resize(2 * n);
     uint64_t* const a = keys_.data();
     uint64_t* const b = a + n;
-    const size_t lo_digits = size_t{1} << lo_bits;
-    const size_t hi_digits = size_t{1} << (shift_ - lo_bits);
     uint32_t lo[(1u << kRadixBits) + 1];
     uint32_t hi[(1u << kRadixBits) + 1];
     std::fill_n(lo, lo_digits + 1, 0u);
