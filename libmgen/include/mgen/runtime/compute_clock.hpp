@@ -15,6 +15,9 @@
 //   (linux/rseq.h, rseq_cs). So an interval without a switch is measured on the wall clock, and
 //   one with a switch on the thread CPU clock, from a CPU reading extrapolated along the wall
 //   clock since the last switch: a system call only after a context switch.
+// - A hypervisor's stolen time is invisible to the guest (no switch, the wall clock runs on, the
+//   CPU clock does not), so the wall clock is trusted for at most 100 us at a time: longer
+//   intervals, and extrapolations from older readings, read the thread CPU clock too.
 // - Each interval then loses the clocks' own time inside it (the median of empty intervals
 //   measured once per process), clamped at zero.
 // Without rseq (glibc before 2.35, GLIBC_TUNABLES=glibc.pthread.rseq=0, or a kernel that does
