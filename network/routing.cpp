@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace mgen::net {
@@ -48,8 +49,24 @@ Routing::Routing(const Topology& topology, const RouterConfig& config)
   if (cube) {
     for (uint32_t d = 0; d < topology.dims().size(); ++d) {
       const uint32_t k = topology.dims()[d];
-      dim_.push_back(Dim{k, topology.channels()[d], k == 1 ? kNoId : topology.torus_port(d, 0, 0)});
+      dim_.push_back(Dim{k, FastDiv(topology.channels()[d]), k == 1 ? kNoId : topology.torus_port(d, 0, 0)});
     }
+  }
+  if (!cube) {
+    nics_per_node_ = FastDiv(topology.nics_per_node());
+    tree_levels_.resize(topology.levels() + 1);
+    for (uint32_t l = 1; l <= topology.levels(); ++l) {
+      TreeLevel& level = tree_levels_[l];
+      level.below = FastDiv(topology.nodes_below(l));
+      level.below_prev = FastDiv(topology.nodes_below(l - 1));
+      level.down = FastDiv(topology.down_count(l));
+      level.stride = FastDiv(topology.up_stride(l));
+      level.ups = FastDiv(std::max(topology.up_count(l), 1u));
+      level.down_ports = topology.down_ports(l);
+    }
+    tree_switches_.resize(topology.routers());
+    for (RouterId r = 0; r < topology.routers(); ++r)
+      tree_switches_[r] = TreeSwitch{topology.level_of(r), topology.subtree_of(r)};
   }
   if (vcs_ < 1 || vcs_ > 64) throw ConfigError("router.vcs", fmt::format("{} virtual channels; 1 to 64 allowed", vcs_));
   const bool torus = topology.kind() == TopologyKind::kTorus && dateline_;
@@ -122,8 +139,8 @@ Route Routing::dimension_order(RouterId r, RouterId target, EndpointId dst, uint
     const uint32_t tie = hashed ? (hash >> (d + 3)) & 1u : 0u;
     dir = static_cast<uint32_t>(twice > k) | (static_cast<uint32_t>(twice == k) & tie);
   }
-  const uint32_t channels = dim_[d].channels;
-  const uint32_t ch = channels == 1 ? 0 : (hashed ? (hash >> 10) % channels : dst % channels);
+  const uint32_t channels = dim_[d].channels.divisor();
+  const uint32_t ch = channels == 1 ? 0 : dim_[d].channels.mod(hashed ? hash >> 10 : dst);
   const uint32_t port = dim_[d].port + dir * channels + ch;
   // The wraparound link (k-1 -> 0 going +, 0 -> k-1 going -) is the dateline; the class is
   // kept while the packet stays in one dimension.
@@ -195,24 +212,25 @@ Route Routing::adaptive_cube(RouterId r, RouterId target, EndpointId dst, uint32
 }
 
 Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32_t* free_credits) const {
-  const Topology& t = *topo_;
-  const NodeId n = t.node_of(dst);
-  const uint32_t l = t.level_of(r);
-  if (n / t.nodes_below(l) == t.subtree_of(r)) {
+  // The topology's level_of, subtree_of and radices, precomputed (no division on this path).
+  const NodeId n = nics_per_node_.div(dst);
+  const TreeSwitch here = tree_switches_[r];
+  const TreeLevel& level = tree_levels_[here.level];
+  if (level.below.div(n) == here.subtree) {
     // Down: the digit of the destination at this level. (Level 1 is handled by route().)
-    const uint32_t port = (n / t.nodes_below(l - 1)) % t.down_count(l);
+    const uint32_t port = level.down.mod(level.below_prev.div(n));
     return {static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};
   }
-  const uint32_t ups = t.up_count(l);
-  const uint32_t dmodk = (n / t.up_stride(l)) % ups;
+  const uint32_t ups = level.ups.divisor();
+  const uint32_t dmodk = level.ups.mod(level.stride.div(n));
   uint32_t j = dmodk;
   if (algo_ == RoutingAlgo::kRandom) {
-    j = mix_hash((uint64_t{hash} << 32) ^ r) % ups;
+    j = level.ups.mod(mix_hash((uint64_t{hash} << 32) ^ r));
   } else if (algo_ == RoutingAlgo::kAdaptiveUp && free_credits != nullptr) {
     int64_t best = -1;
     for (uint32_t i = 0; i < ups; ++i) {
-      const uint32_t cand = (dmodk + i) % ups;
-      const uint32_t port = t.down_ports(l) + cand;
+      const uint32_t cand = dmodk + i < ups ? dmodk + i : dmodk + i - ups;
+      const uint32_t port = level.down_ports + cand;
       int64_t total = 0;
       for (uint32_t v = 0; v < vcs_; ++v)
         total += free_credits[port * vcs_ + v];
@@ -222,7 +240,7 @@ Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32
       }
     }
   }
-  return {static_cast<uint16_t>(t.down_ports(l) + j), 0, static_cast<uint8_t>(vcs_)};
+  return {static_cast<uint16_t>(level.down_ports + j), 0, static_cast<uint8_t>(vcs_)};
 }
 
 }  // namespace mgen::net

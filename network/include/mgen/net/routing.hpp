@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mgen/net/fast_div.hpp"
 #include "mgen/net/topology.hpp"
 
 namespace mgen::net {
@@ -75,13 +76,31 @@ class Routing {
 
   // Per dimension, what dimension-order routing reads on every hop, in one place.
   struct Dim {
-    uint32_t k = 1;         // routers along the dimension
-    uint32_t channels = 1;  // parallel links per direction
-    uint32_t port = 0;      // port of channel 0 going + (going - adds `channels`)
+    uint32_t k = 1;     // routers along the dimension
+    FastDiv channels;   // parallel links per direction
+    uint32_t port = 0;  // port of channel 0 going + (going - adds `channels`)
+  };
+
+  // Fat trees, per level l (index 1..h): the divisions d-mod-k routing makes on every hop,
+  // each by a constant of the level; per switch: its level and subtree (topology.hpp).
+  struct TreeLevel {
+    FastDiv below;       // nodes_below(l): the subtree a destination is in at this level
+    FastDiv below_prev;  // nodes_below(l - 1)
+    FastDiv down;        // down_count(l): the destination's digit at this level
+    FastDiv stride;      // up_stride(l)
+    FastDiv ups;         // up_count(l) (1 at the top, which has no up ports)
+    uint32_t down_ports = 0;
+  };
+  struct TreeSwitch {
+    uint32_t level = 0;
+    uint32_t subtree = 0;
   };
 
   const Topology* topo_;
   std::vector<Dim> dim_;
+  FastDiv nics_per_node_;
+  std::vector<TreeLevel> tree_levels_;
+  std::vector<TreeSwitch> tree_switches_;
   RoutingAlgo algo_;
   uint32_t vcs_;
   bool dateline_;
