@@ -342,26 +342,29 @@ void PacketNetwork::nic_wake(EndpointId e, Time t) {
   engine_.schedule_canonical(t, kinds_[kNicWake], e);
 }
 
-// A message sent one packet ahead (send_packet(e, true)) rejoins the NIC's round robin at the
+// A message sent a packet ahead (send_packet(e, true)) rejoins the NIC's round robin at the
 // time that packet was due to leave: messages posted before then queue ahead of it, as they
 // would have if the packet had been sent at its time. (Messages posted at that picosecond come
 // after: the network's events run before the MPI layer's, and a NIC wake-up before an FMA
-// response.)
+// response.) Held messages rejoin in the order of their packets' times.
 void PacketNetwork::settle(EndpointId e) {
   Nic& nic = nics_[e];
-  if (nic.held == kNoId || now_ < nic.held_at) return;
-  const uint32_t m = nic.held;
-  nic.held = kNoId;
-  enqueue(e, m);
+  while (nic.held_head != kNoId && now_ >= messages_[nic.held_head].held_at) {
+    const uint32_t m = nic.held_head;
+    nic.held_head = messages_[m].next;
+    if (nic.held_head == kNoId) nic.held_tail = kNoId;
+    messages_[m].next = kNoId;
+    enqueue(e, m);
+  }
 }
 
 void PacketNetwork::try_inject(EndpointId e) {
   Nic& nic = nics_[e];
   settle(e);
   if (nic.ring_head == kNoId) {
-    // A message sent one packet ahead rejoins the round robin at its time: this wake-up may be
-    // an earlier one that its own wake-up was merged into (nic_wake), so ask again.
-    if (nic.held != kNoId) nic_wake(e, nic.link_busy);
+    // A message sent a packet ahead rejoins the round robin at its time: this wake-up may be an
+    // earlier one that its own wake-up was merged into (nic_wake), so ask again.
+    if (nic.held_head != kNoId) nic_wake(e, nic.link_busy);
     return;
   }
   if (nic.link_busy > now_) {
@@ -369,23 +372,29 @@ void PacketNetwork::try_inject(EndpointId e) {
     return;
   }
   if (!send_packet(e, false)) return;
-  // Send the next packet now too, for when the link frees, if nothing can change the choice
-  // until then: a message posted meanwhile only queues behind the current round (settle), and
-  // every credit due by then is in the ring already (a credit still unknown is due a link
-  // latency after a grant at the first router that has not happened yet). Only one ahead: a
-  // message posted meanwhile takes the turn after it.
-  if (steps_ && nic.ring_head != kNoId && nic.link_busy < now_ + topo_.endpoint_latency()) {
+  // Send the next packets now too, each for when the link frees, while nothing can change the
+  // choice until then: every credit due by then is in the ring already (a credit still unknown
+  // is due a link latency after a grant at the first router that has not happened yet), and a
+  // message posted meanwhile only queues behind the messages in the ring now. So the packets
+  // sent ahead are those of the ring's messages in its order, each message at most once: a
+  // message that came round again would have rejoined the ring at a time still to come, ahead
+  // of messages posted before then (settle puts each back at its own time).
+  if (steps_) {
     const Time event = now_;
-    now_ = nic.link_busy;
-    send_packet(e, true);
+    for (uint32_t left = nic.ring_head == kNoId ? 0 : 1;
+         left != 0 && nic.link_busy < event + topo_.endpoint_latency();) {
+      left = messages_[nic.ring_head].next != kNoId;  // the ring's last message ends the round
+      now_ = nic.link_busy;
+      if (!send_packet(e, true)) break;
+    }
     now_ = event;
   }
-  if (nic.ring_head != kNoId || nic.held != kNoId || reference_) nic_wake(e, nic.link_busy);
+  if (nic.ring_head != kNoId || nic.held_head != kNoId || reference_) nic_wake(e, nic.link_busy);
 }
 
 // Sends the first packet of the NIC's round robin at now_, if a VC has credit for it. `ahead`:
 // sent before its time (try_inject): no credit leaves everything as it was, and the message
-// waits in `held` for its turn to come back.
+// waits in the NIC's held list for its turn to come back.
 bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   Nic& nic = nics_[e];
   const Time now = now_;
@@ -451,8 +460,13 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   msg.next = kNoId;
   if (msg.sent < msg.packets) {
     if (ahead) {
-      nic.held = m;
-      nic.held_at = now;
+      msg.held_at = now;
+      if (nic.held_tail == kNoId) {
+        nic.held_head = m;
+      } else {
+        messages_[nic.held_tail].next = m;
+      }
+      nic.held_tail = m;
     } else {
       enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
     }

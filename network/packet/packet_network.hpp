@@ -111,16 +111,18 @@ class PacketNetwork final : public Backend {
     EndpointId src = 0, dst = 0;
     uint32_t packets = 0, sent = 0, received = 0;
     uint32_t seq = 0;
-    uint32_t next = kNoId;  // NIC round-robin ring, or free-list link
+    uint32_t next = kNoId;  // NIC round-robin ring, held list, or free-list link
+    Time held_at;           // sent a packet ahead: when it rejoins the round robin
     bool sent_done = false, delivered = false;
     bool response = false;  // an FMA response: one packet of response_ bytes, nothing to report
   };
   struct Nic {
     Time link_busy, dma_free, rx_dma_free;
     Time wake_at = Time::max();
-    Time held_at;  // when `held` rejoins the round robin
     uint32_t ring_head = kNoId, ring_tail = kNoId;
-    uint32_t held = kNoId;  // a message sent one packet ahead (try_inject)
+    // Messages sent a packet ahead (try_inject), in the order of those packets' times, linked
+    // by Message::next: each rejoins the round robin at its packet's time (settle).
+    uint32_t held_head = kNoId, held_tail = kNoId;
     bool credit_blocked = false;
   };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
