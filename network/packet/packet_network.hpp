@@ -88,7 +88,9 @@ class PacketNetwork final : public Backend {
   // The body of the constructor reads the machine through these names.
   PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology, const Routing& routing);
 
-  struct Packet {
+  // Packets, messages and NICs are one cache line each, aligned to it: a vector of 64-byte
+  // structs from malloc starts 16 bytes into a line, and every element then spans two.
+  struct alignas(64) Packet {
     Time tail;        // when the tail is (or will be) in the buffer the packet occupies
     Time born;        // age arbitration: when it would have left an idle source NIC
     Time next_ready;  // router steps, on a link: when the head of the packet behind it is ready at the next router
@@ -104,19 +106,19 @@ class PacketNetwork final : public Backend {
     bool routed = false;  // lookahead: out_port and the VC range are already those of the next router
     RouteState state;
   };
-  struct Message {
+  struct alignas(64) Message {
     uint64_t cookie = 0;
     uint64_t remaining = 0;  // bytes not yet packetised
     Time posted;
+    Time held_at;  // sent a packet ahead: when it rejoins the round robin
     EndpointId src = 0, dst = 0;
     uint32_t packets = 0, sent = 0, received = 0;
     uint32_t seq = 0;
     uint32_t next = kNoId;  // NIC round-robin ring, held list, or free-list link
-    Time held_at;           // sent a packet ahead: when it rejoins the round robin
     bool sent_done = false, delivered = false;
     bool response = false;  // an FMA response: one packet of response_ bytes, nothing to report
   };
-  struct Nic {
+  struct alignas(64) Nic {
     Time link_busy, dma_free, rx_dma_free;
     Time wake_at = Time::max();
     uint32_t ring_head = kNoId, ring_tail = kNoId;
@@ -142,6 +144,7 @@ class PacketNetwork final : public Backend {
     uint32_t rr = 0;             // last input VC slot granted (router-local)
   };
   static_assert(sizeof(Port) <= 64, "one cache line per port");
+  static_assert(sizeof(Packet) == 64 && sizeof(Message) == 64 && sizeof(Nic) == 64, "one cache line each");
   // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
   struct PortVc {
     uint32_t fifo_head = kNoId, fifo_tail = kNoId;
