@@ -182,7 +182,8 @@ class EventQueue {
   static constexpr size_t kCompactAfter = 1024;
   static constexpr size_t kRetainedEvents = 4096;
 
-  struct Node {
+  // Aligned to a cache line, so that no event spans two (malloc's blocks start 16 bytes in).
+  struct alignas(64) Node {
     Event events[kNodeEvents];
   };
   // A list of nodes, newest first; only the newest is partly filled.
