@@ -349,10 +349,15 @@ void PacketNetwork::nic_wake(EndpointId e, Time t) {
 // response.) Held messages rejoin in the order of their packets' times.
 void PacketNetwork::settle(EndpointId e) {
   Nic& nic = nics_[e];
-  while (nic.held_head != kNoId && now_ >= messages_[nic.held_head].held_at) {
+  while (now_ >= nic.held_at) {
     const uint32_t m = nic.held_head;
     nic.held_head = messages_[m].next;
-    if (nic.held_head == kNoId) nic.held_tail = kNoId;
+    if (nic.held_head == kNoId) {
+      nic.held_tail = kNoId;
+      nic.held_at = Time::max();
+    } else {
+      nic.held_at = messages_[nic.held_head].held_at;
+    }
     messages_[m].next = kNoId;
     enqueue(e, m);
   }
@@ -463,6 +468,7 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
       msg.held_at = now;
       if (nic.held_tail == kNoId) {
         nic.held_head = m;
+        nic.held_at = now;
       } else {
         messages_[nic.held_tail].next = m;
       }

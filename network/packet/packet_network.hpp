@@ -125,6 +125,7 @@ class PacketNetwork final : public Backend {
     // Messages sent a packet ahead (try_inject), in the order of those packets' times, linked
     // by Message::next: each rejoins the round robin at its packet's time (settle).
     uint32_t held_head = kNoId, held_tail = kNoId;
+    Time held_at = Time::max();  // the first held message's time (read without loading it)
     bool credit_blocked = false;
   };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
