@@ -43,6 +43,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     ++vc_shift_;
   ports_.assign(ports, Port{});
   vc_.assign(ports << vc_shift_, PortVc{});
+  credits_.assign(ports << vc_shift_, 0);
   link_stats_.assign(ports, LinkStats{});
   const int32_t vc_buffer = static_cast<int32_t>(config.router.vc_buffer.count());
   const int32_t rx_buffer = static_cast<int32_t>(config.nic.rx_buffer.count());
@@ -60,9 +61,9 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     port.response_ser = transfer_time(Bytes(response_), rate);
     if (l.kind == PeerKind::kRouter) {
       for (uint32_t v = 0; v < vcs_; ++v)
-        vc_[vc_index(static_cast<uint32_t>(gp), v)].credits = vc_buffer;
+        credits_[vc_index(static_cast<uint32_t>(gp), v)] = vc_buffer;
     } else if (l.kind == PeerKind::kEndpoint) {
-      vc_[vc_index(static_cast<uint32_t>(gp), 0)].credits = rx_buffer;  // a NIC has one ejection buffer
+      credits_[vc_index(static_cast<uint32_t>(gp), 0)] = rx_buffer;  // a NIC has one ejection buffer
     }
   }
   upstream_.assign(ports, kNoId);
@@ -244,7 +245,7 @@ void PacketNetwork::prefetch(const Event& e) const {
       if (const uint32_t ahead = static_cast<uint32_t>(e.data >> 40)) {
         const uint32_t out_gp = base + ahead - 1;
         __builtin_prefetch(&ports_[out_gp]);
-        __builtin_prefetch(&vc_[vc_index(out_gp, 0)]);
+        __builtin_prefetch(&credits_[vc_index(out_gp, 0)]);
         prefetch_port_ring(out_gp);
         __builtin_prefetch(&link_stats_[out_gp]);
       }
@@ -267,7 +268,7 @@ void PacketNetwork::prefetch(const Event& e) const {
     case kRouterWake: {
       const uint32_t gp = topo_.port_base(e.target) + e.port;
       __builtin_prefetch(&ports_[gp]);
-      __builtin_prefetch(&vc_[vc_index(gp, 0)]);
+      __builtin_prefetch(&credits_[vc_index(gp, 0)]);
       prefetch_port_ring(gp);
       break;
     }
@@ -582,7 +583,7 @@ void PacketNetwork::become_head(RouterId r, uint32_t in_gp, uint32_t vc) {
     for (uint32_t port = 0; port < nports; ++port) {
       absorb_port(base + port, now);
       for (uint32_t v = 0; v < vcs_; ++v)
-        view[size_t{port} * vcs_ + v] = vc_[vc_index(base + port, v)].credits;
+        view[size_t{port} * vcs_ + v] = credits_[vc_index(base + port, v)];
     }
     route = routing_.route(r, p.dst, p.hash, p.state, view.data(), p.wire);
   } else {
@@ -667,7 +668,7 @@ void PacketNetwork::prefetch_entry(uint32_t base, const std::vector<AgendaEntry>
   const uint32_t gp = base + (agenda.front().key & 0xffff);
   __builtin_prefetch(&ports_[gp]);
   if (agenda.front().key >> 16 == kAgendaWake) {
-    __builtin_prefetch(&vc_[vc_index(gp, 0)]);
+    __builtin_prefetch(&credits_[vc_index(gp, 0)]);
     prefetch_port_ring(gp);
   } else if (const uint32_t pk = link_queues_[gp].first; pk != kNoId) {
     __builtin_prefetch(&packets_[pk]);
@@ -757,12 +758,12 @@ void PacketNetwork::unrequest(uint32_t out_gp, uint32_t iv) {
   v.req_next = v.req_prev = kNoId;
 }
 
-int PacketNetwork::pick_vc(const PortVc* out_vcs, const Packet& p) const {
+int PacketNetwork::pick_vc(const int32_t* out_credits, const Packet& p) const {
   // VC allocation: the allowed downstream VC with the most free space that holds the whole packet.
   int vc = -1;
   for (uint32_t v = p.vc_lo; v < p.vc_hi; ++v) {
-    const int32_t c = out_vcs[v].credits;
-    if (c >= static_cast<int32_t>(p.wire) && (vc < 0 || c > out_vcs[vc].credits)) vc = static_cast<int>(v);
+    const int32_t c = out_credits[v];
+    if (c >= static_cast<int32_t>(p.wire) && (vc < 0 || c > out_credits[vc])) vc = static_cast<int>(v);
   }
   return vc;
 }
@@ -792,7 +793,7 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
     return;
   }
   absorb_port(gp, now);
-  const PortVc* out_vcs = &vc_[vc_index(gp, 0)];
+  const int32_t* out_credits = &credits_[vc_index(gp, 0)];
   const uint32_t slots = topo_.ports(r) << vc_shift_;
   const uint32_t first_iv = vc_index(base, 0);
   bool credit_blocked = false;
@@ -808,7 +809,7 @@ void PacketNetwork::try_output(RouterId r, uint32_t out_port) {
       continue;
     }
     const Packet& p = packets_[vc_[iv].fifo_head];
-    const int vc = pick_vc(out_vcs, p);
+    const int vc = pick_vc(out_credits, p);
     if (vc < 0) {
       credit_blocked = true;
       // Duato: an adaptive packet never waits on adaptive VCs; it takes the escape network.
@@ -870,7 +871,7 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   const Time tail = simcore::max(head + serialise(p.wire, out), p.tail + t_tail_);
   out.out_busy = tail;
   in.in_busy = tail;
-  vc_[vc_index(out_gp, vc)].credits -= static_cast<int32_t>(p.wire);
+  credits_[vc_index(out_gp, vc)] -= static_cast<int32_t>(p.wire);
   const uint32_t base = topo_.port_base(r);
   out.rr = iv - vc_index(base, 0);
   LinkStats& ls = link_stats_[out_gp];
@@ -922,7 +923,7 @@ std::string PacketNetwork::describe_stuck(size_t limit) const {
         const uint32_t out_gp = topo_.port_base(r) + h.out_port;
         std::string credit;
         for (uint32_t dv = h.vc_lo; dv < h.vc_hi; ++dv) {
-          credit += fmt::format("{}{}", credit.empty() ? "" : "/", vc_[vc_index(out_gp, dv)].credits);
+          credit += fmt::format("{}{}", credit.empty() ? "" : "/", credits_[vc_index(out_gp, dv)]);
         }
         out += fmt::format(
             "  router {} in-port {} vc {}: {} packet(s); head to endpoint {} waits for out-port {} "

@@ -28,7 +28,9 @@
 // can reach a router sooner than its horizon (docs/network-model.md, "Router steps").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <set>
 #include <string>
 #include <tuple>
@@ -146,11 +148,26 @@ class PacketNetwork final : public Backend {
   };
   static_assert(sizeof(Port) <= 64, "one cache line per port");
   static_assert(sizeof(Packet) == 64 && sizeof(Message) == 64 && sizeof(Nic) == 64, "one cache line each");
-  // Per (port, VC): the input-side FIFO and request links, and the output-side credit.
+  // Per (port, VC), the input side: the FIFO and the links of the output's request list. The
+  // output side's credit (free bytes in the downstream VC) is in credits_, at the same index:
+  // an output's VCs' credits share a line, and a port's input VCs fill a power-of-two block of
+  // 16-byte entries in a line-aligned array, so that neither spans two lines.
   struct PortVc {
     uint32_t fifo_head = kNoId, fifo_tail = kNoId;
     uint32_t req_next = kNoId, req_prev = kNoId;
-    int32_t credits = 0;  // free bytes in the downstream VC
+  };
+  static_assert(sizeof(PortVc) == 16, "four input VCs per cache line");
+  // A std::vector allocator that starts the array on a cache line (malloc's blocks start 16
+  // bytes into one).
+  template <class T>
+  struct LineAllocator {
+    using value_type = T;
+    LineAllocator() = default;
+    template <class U>
+    explicit LineAllocator(const LineAllocator<U>&) {}
+    T* allocate(size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64})); }
+    void deallocate(T* p, size_t n) { ::operator delete (p, n * sizeof(T), std::align_val_t{64}); }
+    bool operator==(const LineAllocator&) const { return true; }
   };
 
   // routers
@@ -181,7 +198,7 @@ class PacketNetwork final : public Backend {
   void wake(RouterId r, uint32_t out_port, Time t);
   void request(uint32_t out_gp, uint32_t iv);
   void unrequest(uint32_t out_gp, uint32_t iv);
-  int pick_vc(const PortVc* out_vcs, const Packet& p) const;
+  int pick_vc(const int32_t* out_credits, const Packet& p) const;
   // Credits on their way back: one ring per router output port and per NIC injection link,
   // narrow or wide for the whole network (wide_rings_); `f` gets the ring.
   template <class F>
@@ -205,7 +222,7 @@ class PacketNetwork final : public Backend {
   // Adds every credit due by `now` to the counters of output port `gp`.
   void absorb_port(uint32_t gp, Time now) {
     port_ring(gp, [&](auto& q) {
-      if (q.count) q.absorb(&vc_[size_t{gp} << vc_shift_].credits, sizeof(PortVc) / sizeof(int32_t), now, overflow_);
+      if (q.count) q.absorb(&credits_[size_t{gp} << vc_shift_], 1, now, overflow_);
     });
   }
   Time next_credit(uint32_t gp) {
@@ -277,7 +294,9 @@ class PacketNetwork final : public Backend {
   std::vector<packet::WideRing> wide_port_rings_;
   std::vector<packet::NarrowRing> narrow_nic_rings_;
   std::vector<packet::WideRing> wide_nic_rings_;
-  std::vector<PortVc> vc_;  // per port, VCs at a power-of-two stride (1 << vc_shift_)
+  // Per port, VCs at a power-of-two stride (1 << vc_shift_): input side, output credits.
+  std::vector<PortVc, LineAllocator<PortVc>> vc_;
+  std::vector<int32_t, LineAllocator<int32_t>> credits_;
   uint32_t vc_shift_ = 0;
   std::vector<LinkStats> link_stats_;  // per output port
   // Per port, the other end of its link: a router's global port (for an input, the upstream

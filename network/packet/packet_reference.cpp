@@ -36,7 +36,7 @@ void PacketNetwork::ref_credit_arrives(const simcore::Event& e) {
     nic_credits_[size_t{e.target} * vcs_ + low] += bytes;
     nic_wake(e.target, e.time);
   } else {
-    vc_[low].credits += bytes;
+    credits_[low] += bytes;
     wake(e.target, e.port, e.time);
   }
 }
