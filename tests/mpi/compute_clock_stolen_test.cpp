@@ -4,6 +4,8 @@
 // test can move forward (MGEN_COMPUTE_CLOCK_TEST_STOLEN); the thread CPU clock is the real one
 // and is the truth. Before the stopwatch bounded how long it trusts the wall clock, a stolen
 // stretch was charged as compute in full (CI, measured_compute: one rank charged 7% too much).
+// That the bound leaves short intervals on the wall clock (empty intervals cost a few ns, not a
+// system call) is checked by compute_clock_test.cpp, on libmgen's own build of the stopwatch.
 #include <time.h>
 
 #include <catch2/catch.hpp>
@@ -78,17 +80,4 @@ TEST_CASE("time stolen while mgen works between two intervals is not charged", "
   mgen::runtime::compute_start();
   const int64_t truth = spin(2000000, 0);
   check_charged(mgen::runtime::compute_stop_ns(), truth);
-}
-
-TEST_CASE("short intervals without theft are still read on the wall clock", "[compute_clock]") {
-  // The bound costs nothing where nothing is stolen: back-to-back empty intervals keep their
-  // wall-clock bias (well under a thread-CPU-clock read).
-  constexpr int kN = 20000;
-  uint64_t total = 0;
-  for (int i = 0; i < kN; ++i) {
-    mgen::runtime::compute_start();
-    total += mgen::runtime::compute_stop_ns();
-  }
-  const mgen::runtime::ComputeClockInfo& c = mgen::runtime::compute_clock_info();
-  CHECK(static_cast<double>(total) / kN < (c.switch_detection ? 15 * kSlack : c.cpu_read_ns / 2));
 }
