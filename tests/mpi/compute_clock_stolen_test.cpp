@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "compute_clock_truth.hpp"
 #include "mgen/runtime/compute_clock.hpp"
 
 namespace mgen::runtime {
@@ -19,17 +20,8 @@ extern uint64_t g_test_stolen_ns;
 
 namespace {
 
-int64_t thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
-}
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr double kSlack = 10;
-#else
-constexpr double kSlack = 1;
-#endif
+using mgen::test::kSlack;
+using mgen::test::thread_cpu_ns;
 
 // Spins `ns` of the thread's CPU time, with `stolen_ns` taken by the "hypervisor" halfway;
 // returns the CPU time spun, read around the spin.

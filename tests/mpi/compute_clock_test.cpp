@@ -6,23 +6,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "compute_clock_truth.hpp"
 #include "mgen/runtime/compute_clock.hpp"
 
-namespace {
-
-int64_t thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
-}
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr double kSlack = 10;  // instrumented code between the reads
-#else
-constexpr double kSlack = 1;
-#endif
-
-}  // namespace
+using mgen::test::kSlack;
+using mgen::test::thread_cpu_ns;
 
 TEST_CASE("the compute stopwatch does not count time the thread slept", "[compute_clock]") {
   // POSIX: a sleeping thread uses no CPU time. A wall clock would read 20 ms.
