@@ -739,23 +739,21 @@ void PacketNetwork::step(RouterId r, Time t) {
   if (!agenda.empty()) schedule_step(r, agenda.front().at);
 }
 
+// An output's requesters are a singly linked list, newest first: asking writes only the
+// requester's own entry and the output's head. Withdrawing walks the list from the head; it
+// happens only in try_output, right after the same walk, so the entries are in cache.
 void PacketNetwork::request(uint32_t out_gp, uint32_t iv) {
   Port& out = ports_[out_gp];
-  vc_[iv].req_prev = kNoId;
   vc_[iv].req_next = out.req_head;
-  if (out.req_head != kNoId) vc_[out.req_head].req_prev = iv;
   out.req_head = iv;
 }
 
 void PacketNetwork::unrequest(uint32_t out_gp, uint32_t iv) {
-  PortVc& v = vc_[iv];
-  if (v.req_prev == kNoId) {
-    ports_[out_gp].req_head = v.req_next;
-  } else {
-    vc_[v.req_prev].req_next = v.req_next;
-  }
-  if (v.req_next != kNoId) vc_[v.req_next].req_prev = v.req_prev;
-  v.req_next = v.req_prev = kNoId;
+  uint32_t* link = &ports_[out_gp].req_head;
+  while (*link != iv)
+    link = &vc_[*link].req_next;
+  *link = vc_[iv].req_next;
+  vc_[iv].req_next = kNoId;
 }
 
 int PacketNetwork::pick_vc(const int32_t* out_credits, const Packet& p) const {
