@@ -64,9 +64,6 @@ Routing::Routing(const Topology& topology, const RouterConfig& config)
       level.ups = FastDiv(std::max(topology.up_count(l), 1u));
       level.down_ports = topology.down_ports(l);
     }
-    tree_switches_.resize(topology.routers());
-    for (RouterId r = 0; r < topology.routers(); ++r)
-      tree_switches_[r] = TreeSwitch{topology.level_of(r), topology.subtree_of(r)};
   }
   if (vcs_ < 1 || vcs_ > 64) throw ConfigError("router.vcs", fmt::format("{} virtual channels; 1 to 64 allowed", vcs_));
   const bool torus = topology.kind() == TopologyKind::kTorus && dateline_;
@@ -212,11 +209,11 @@ Route Routing::adaptive_cube(RouterId r, RouterId target, EndpointId dst, uint32
 }
 
 Route Routing::route_tree(RouterId r, EndpointId dst, uint32_t hash, const int32_t* free_credits) const {
-  // The topology's level_of, subtree_of and radices, precomputed (no division on this path).
+  // The level's radices as multipliers: no division on this path.
+  const Topology& t = *topo_;
   const NodeId n = nics_per_node_.div(dst);
-  const TreeSwitch here = tree_switches_[r];
-  const TreeLevel& level = tree_levels_[here.level];
-  if (level.below.div(n) == here.subtree) {
+  const TreeLevel& level = tree_levels_[t.level_of(r)];
+  if (level.below.div(n) == t.subtree_of(r)) {
     // Down: the digit of the destination at this level. (Level 1 is handled by route().)
     const uint32_t port = level.down.mod(level.below_prev.div(n));
     return {static_cast<uint16_t>(port), 0, static_cast<uint8_t>(vcs_)};

@@ -338,6 +338,11 @@ Topology Topology::build_fat_tree(const NetworkConfig& config, std::vector<uint3
     topo.add_routers(static_cast<uint32_t>(count), static_cast<uint32_t>(plan.ports[l - 1]));
   }
   topo.level_base_[h + 1] = static_cast<uint32_t>(total);
+  topo.tree_place_.resize(total);
+  for (uint32_t l = 1; l <= h; ++l) {
+    for (RouterId r = topo.level_base_[l]; r < topo.level_base_[l + 1]; ++r)
+      topo.tree_place_[r] = TreePlace{l, (r - topo.level_base_[l]) % topo.a_count_[l]};
+  }
   topo.endpoint_router_.resize(topo.endpoints());
   topo.endpoint_port_.resize(topo.endpoints());
 
@@ -378,18 +383,6 @@ RouterId Topology::router_at(const std::vector<uint32_t>& coords) const {
 uint32_t Topology::torus_port(uint32_t dim, uint32_t dir, uint32_t channel) const {
   if (dims_[dim] == 1) return kNoId;
   return dim_port_offset_[dim] + dir * channels_[dim] + channel;
-}
-
-uint32_t Topology::level_of(RouterId r) const {
-  uint32_t l = 1;
-  while (r >= level_base_[l + 1])
-    ++l;
-  return l;
-}
-
-uint32_t Topology::subtree_of(RouterId r) const {
-  const uint32_t l = level_of(r);
-  return (r - level_base_[l]) % a_count_[l];
 }
 
 uint64_t Topology::router_links() const {

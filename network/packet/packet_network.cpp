@@ -387,9 +387,9 @@ void PacketNetwork::try_inject(EndpointId e) {
   // of messages posted before then (settle puts each back at its own time).
   if (steps_) {
     const Time event = now_;
-    for (uint32_t left = nic.ring_head == kNoId ? 0 : 1;
-         left != 0 && nic.link_busy < event + topo_.endpoint_latency();) {
-      left = messages_[nic.ring_head].next != kNoId;  // the ring's last message ends the round
+    const Time known = event + topo_.endpoint_latency();  // credits due before this are known
+    for (bool more = nic.ring_head != kNoId; more && nic.link_busy < known;) {
+      more = messages_[nic.ring_head].next != kNoId;  // the ring's last message ends the round
       now_ = nic.link_busy;
       if (!send_packet(e, true)) break;
     }

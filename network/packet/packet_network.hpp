@@ -152,10 +152,9 @@ class PacketNetwork final : public Backend {
   // output side's credit (free bytes in the downstream VC) is in credits_, at the same index:
   // an output's VCs' credits share a line, and a port's input VCs fill a power-of-two block of
   // 16-byte entries in a line-aligned array, so that neither spans two lines.
-  struct PortVc {
+  struct alignas(16) PortVc {
     uint32_t fifo_head = kNoId, fifo_tail = kNoId;
     uint32_t req_next = kNoId;  // the next (older) requester of the same output
-    uint32_t unused = 0;        // keeps an entry 16 bytes: a port's VCs never span two lines
   };
   static_assert(sizeof(PortVc) == 16, "four input VCs per cache line");
   // A std::vector allocator that starts the array on a cache line (malloc's blocks start 16

@@ -82,7 +82,7 @@ class Routing {
   };
 
   // Fat trees, per level l (index 1..h): the divisions d-mod-k routing makes on every hop,
-  // each by a constant of the level; per switch: its level and subtree (topology.hpp).
+  // each by a constant of the level.
   struct TreeLevel {
     FastDiv below;       // nodes_below(l): the subtree a destination is in at this level
     FastDiv below_prev;  // nodes_below(l - 1)
@@ -91,16 +91,11 @@ class Routing {
     FastDiv ups;         // up_count(l) (1 at the top, which has no up ports)
     uint32_t down_ports = 0;
   };
-  struct TreeSwitch {
-    uint32_t level = 0;
-    uint32_t subtree = 0;
-  };
 
   const Topology* topo_;
   std::vector<Dim> dim_;
   FastDiv nics_per_node_;
   std::vector<TreeLevel> tree_levels_;
-  std::vector<TreeSwitch> tree_switches_;
   RoutingAlgo algo_;
   uint32_t vcs_;
   bool dateline_;

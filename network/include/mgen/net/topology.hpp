@@ -81,12 +81,12 @@ class Topology {
 
   // --- fat tree geometry (levels numbered from 1 at the leaves) ---
   uint32_t levels() const { return static_cast<uint32_t>(down_.size()); }
-  uint32_t level_of(RouterId r) const;
+  uint32_t level_of(RouterId r) const { return tree_place_[r].level; }
   uint32_t down_count(uint32_t level) const { return down_[level - 1]; }
   uint32_t up_count(uint32_t level) const { return level < levels() ? up_[level - 1] : 0; }
   uint32_t down_ports(uint32_t level) const { return level == 1 ? down_[0] * nics_per_node_ : down_[level - 1]; }
   // Nodes below a level-l switch share the digits above l; this is that shared prefix.
-  uint32_t subtree_of(RouterId r) const;
+  uint32_t subtree_of(RouterId r) const { return tree_place_[r].subtree; }
   // prod_{i<=l} m_i: nodes below one level-l switch.
   uint32_t nodes_below(uint32_t level) const { return nodes_below_[level]; }
   // prod_{i=2..l} w_i: how d-mod-k spreads destinations over the up ports of level l.
@@ -129,6 +129,11 @@ class Topology {
   std::vector<uint32_t> nodes_below_;  // index 0..h
   std::vector<uint32_t> up_stride_;    // index 1..h
   std::vector<uint32_t> a_count_;      // prod_{i>l} m_i, index 0..h
+  // Per switch, its level and subtree: routing reads both on every hop.
+  struct TreePlace {
+    uint32_t level = 0, subtree = 0;
+  };
+  std::vector<TreePlace> tree_place_;
 };
 
 // The topology registry: one row per kind, printed by `mgen info`.
