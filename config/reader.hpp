@@ -45,6 +45,7 @@ class Field {
   std::string string() const;
   bool boolean() const;
   double number() const;                               // a positive integer or float
+  double fraction() const;                             // a number from 0 up to (not including) 1
   uint32_t count() const;                              // a non-negative integer that fits 32 bits
   std::vector<uint32_t> counts() const;                // an array of those
   simcore::Bytes size() const;                         // an integer number of bytes or a string with a unit

@@ -49,6 +49,7 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
       header_(static_cast<uint32_t>(c.config.nic.packet_header.count())),
       fma_(c.config.nic.transport == "fma"),
       reference_(c.config.flow.reference),
+      tol_(std::max(kEps, c.config.flow.tolerance)),
       response_(static_cast<uint32_t>(c.config.nic.response_bytes.count())),
       link_stats_(c.topology.total_ports()),
       nic_stats_(c.topology.endpoints()) {
@@ -404,7 +405,9 @@ void FlowNetwork::solve() {
       const size_t in_set = csr_start_[r.local + 1] - csr_start_[r.local];
       if (r.members.size() == in_set) continue;  // no fixed flow here
       const double usage = r.capacity - r.left;
-      const bool saturated = usage >= r.capacity * (1 - kEps);
+      // Full within the tolerance (flow.tolerance): the other conditions stay exact, so that
+      // the slack they allow cannot compound from one solve to the next.
+      const bool saturated = usage >= r.capacity * (1 - tol_);
       // Fixed flows bottlenecked here stay so only if it is still full and no set flow is faster.
       const uint32_t outside_b = r.bottlenecked - r.old_b;
       if (outside_b > 0 && (!saturated || r.max_new > r.level * (1 + kEps))) {

@@ -144,6 +144,7 @@ class FlowNetwork final : public Backend {
   uint32_t header_;
   bool fma_;
   bool reference_;  // flow.reference: re-solve everything on every change
+  double tol_;      // flow.tolerance (at least the rounding slack): when a resource counts as full
   uint32_t response_;
   uint32_t seq_ = 0;
 

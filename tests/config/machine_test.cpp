@@ -173,6 +173,11 @@ TEST_CASE("type, unit and range errors point at the value", "[config][machine]")
   CHECK_THAT(error_of("[machine]\nname = 3\n"),
              Catch::StartsWith("t.toml:2:8: machine.name: expected a string, got integer 3"));
   CHECK_THAT(error_of("router = 5\n"), Catch::StartsWith("t.toml:1:10: router: expected a table"));
+  CHECK(error_of("[flow]\ntolerance = 0.05\n") == "t.toml:2:13: flow.tolerance: must be from 0 to 0.01, got 0.05");
+  CHECK(error_of("[flow]\ntolerance = -0.001\n") ==
+        "t.toml:2:13: flow.tolerance: must be a number from 0 up to (not including) 1, got -0.001");
+  CHECK(load_machine_text("[flow]\ntolerance = 0\n", "t.toml", {}).network.flow.tolerance == 0);
+  CHECK(load_machine_text("[flow]\ntolerance = 0.001\n", "t.toml", {}).network.flow.tolerance == 0.001);
 }
 
 TEST_CASE("unknown tables and keys are errors with a suggestion", "[config][machine]") {

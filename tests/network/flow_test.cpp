@@ -4,6 +4,7 @@
 // and the incremental solver agrees with re-solving every flow from scratch.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
 
 #include "harness.hpp"
@@ -178,49 +179,86 @@ TEST_CASE("flow: links are shared a packet at a time, as the routers' round robi
                    (h.net.zero_load(0, 1, Bytes(200 * 2048)).delivered + alone(8)).count_ps()) <= 3);
 }
 
+namespace {
+
+// Waves of random messages, some at the same picosecond, of many sizes; the delivery times.
+std::vector<Time> random_waves(const std::string& kind, bool reference, double tolerance) {
+  NetworkConfig c = flow_config(kind);
+  c.flow.reference = reference;
+  c.flow.tolerance = tolerance;
+  Harness h(c);
+  const EndpointId n = h.net.topology().endpoints();
+  std::mt19937 rng(7);
+  std::vector<std::tuple<Time, EndpointId, EndpointId, uint64_t>> sends;
+  for (int i = 0; i < 600; ++i) {
+    const Time at = Time::ns(static_cast<int64_t>(rng() % 40) * 250);
+    const EndpointId s = rng() % n;
+    EndpointId d = rng() % n;
+    if (d == s) d = (d + 1) % n;
+    const uint64_t bytes = (rng() % 4 == 0) ? 8 : (rng() % 200) * 1000 + 1;
+    sends.emplace_back(at, s, d, bytes);
+  }
+  std::sort(sends.begin(), sends.end());
+  const uint16_t kind_send = h.engine.reserve_kinds(1).begin;
+  for (size_t i = 0; i < sends.size(); ++i)
+    h.engine.schedule(std::get<0>(sends[i]), kind_send, 0, 0, i);
+  h.engine.run([&](const mgen::simcore::Event& e) {
+    if (e.kind == kind_send) {
+      const auto& [at, s, d, bytes] = sends[e.data];
+      h.send(s, d, bytes);
+    } else {
+      h.net.dispatch(e);
+    }
+  });
+  REQUIRE(h.net.packets_in_flight() == 0);
+  std::vector<Time> delivered;
+  for (const auto& [id, r] : h.records)
+    delivered.push_back(r.delivered - r.injected);
+  return delivered;
+}
+
+}  // namespace
+
 TEST_CASE("flow: incremental sharing equals re-solving every flow", "[flow]") {
   for (const std::string kind : {"torus", "fattree"}) {
     INFO(kind);
-    std::vector<Time> delivered[2];
-    for (int reference = 0; reference < 2; ++reference) {
-      NetworkConfig c = flow_config(kind);
-      c.flow.reference = reference == 1;
-      Harness h(c);
-      const EndpointId n = h.net.topology().endpoints();
-      std::mt19937 rng(7);
-      // Waves of random messages, some at the same picosecond, of many sizes.
-      std::vector<std::tuple<Time, EndpointId, EndpointId, uint64_t>> sends;
-      for (int i = 0; i < 600; ++i) {
-        const Time at = Time::ns(static_cast<int64_t>(rng() % 40) * 250);
-        const EndpointId s = rng() % n;
-        EndpointId d = rng() % n;
-        if (d == s) d = (d + 1) % n;
-        const uint64_t bytes = (rng() % 4 == 0) ? 8 : (rng() % 200) * 1000 + 1;
-        sends.emplace_back(at, s, d, bytes);
-      }
-      std::sort(sends.begin(), sends.end());
-      const uint16_t kind_send = h.engine.reserve_kinds(1).begin;
-      for (size_t i = 0; i < sends.size(); ++i)
-        h.engine.schedule(std::get<0>(sends[i]), kind_send, 0, 0, i);
-      h.engine.run([&](const mgen::simcore::Event& e) {
-        if (e.kind == kind_send) {
-          const auto& [at, s, d, bytes] = sends[e.data];
-          h.send(s, d, bytes);
-        } else {
-          h.net.dispatch(e);
-        }
-      });
-      REQUIRE(h.net.packets_in_flight() == 0);
-      for (const auto& [id, r] : h.records)
-        delivered[reference].push_back(r.delivered);
-    }
-    REQUIRE(delivered[0].size() == delivered[1].size());
+    // Exact max-min (no tolerance) against the reference mode, which re-solves every flow.
+    const std::vector<Time> incremental = random_waves(kind, false, 0);
+    const std::vector<Time> reference = random_waves(kind, true, 0);
+    REQUIRE(incremental.size() == reference.size());
     size_t differ = 0;
-    for (size_t i = 0; i < delivered[0].size(); ++i) {
+    for (size_t i = 0; i < incremental.size(); ++i) {
       // The two solvers sum the same rates in other orders: allow a few picoseconds of rounding.
-      const int64_t d = delivered[0][i].count_ps() - delivered[1][i].count_ps();
+      const int64_t d = incremental[i].count_ps() - reference[i].count_ps();
       if (std::llabs(d) > 5) ++differ;
     }
     CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("flow: the solver's tolerance bounds the error against exact max-min", "[flow]") {
+  for (const std::string kind : {"torus", "fattree"}) {
+    INFO(kind);
+    const std::vector<Time> exact = random_waves(kind, true, 0);
+    for (const double tolerance : {0.001, 0.01}) {
+      INFO("tolerance " << tolerance);
+      const std::vector<Time> loose = random_waves(kind, false, tolerance);
+      REQUIRE(loose.size() == exact.size());
+      double worst = 0;
+      size_t moved = 0;
+      for (size_t i = 0; i < exact.size(); ++i) {
+        const double e = static_cast<double>(exact[i].count_ps());
+        const double err = std::abs(static_cast<double>(loose[i].count_ps()) - e) / e;
+        worst = std::max(worst, err);
+        if (err > 1e-9) ++moved;
+      }
+      // Measured (2026-11-27): worst 0.14% (torus) and 0.55% (fat tree) at 0.001, 0.40% and
+      // 0.82% at 0.01; at 0.02 short messages moved by 12% and 21%, which is why the key stops
+      // at 0.01.
+      INFO("worst " << worst << ", " << moved << " of " << exact.size() << " messages moved");
+      CHECK(worst <= 0.01);
+      // and the tolerance is used: some messages do move (a test that could not fail otherwise)
+      CHECK(moved > 0);
+    }
   }
 }

@@ -118,6 +118,13 @@ struct FlowConfig {
   // Reference mode: every change re-solves every flow from scratch instead of only the flows
   // it reaches, so a test can check that incremental sharing changes nothing.
   bool reference = false;
+  // Slack of the incremental solver: where a solve meets the flows it holds fixed, a resource
+  // still counts as full at (1 - tolerance) of its capacity, so a small change in what the
+  // solved flows use there does not pull the flows bottlenecked there (and theirs, and so on)
+  // into the solve. The condition is on the resource's state, not on the change, so slack
+  // cannot build up past it. 0 is exact max-min, which under dense all-to-all traffic re-solves
+  // most flows in flight at every start; at most 0.01 (docs/network-model.md).
+  double tolerance = 0.01;
 };
 
 struct NetworkConfig {
