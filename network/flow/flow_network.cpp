@@ -338,12 +338,17 @@ void FlowNetwork::solve() {
 
     // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
     // freezes its flows at that rate. Ties go to the lower resource number.
+    // A freeze at the current level never lowers another resource's key (its fair share
+    // (left - c x level) / (wsum - c) is at least left / wsum when that is at least the level),
+    // so a queued key is a lower bound of the resource's key: the entry is checked when it comes
+    // to the top and queued again if its key has risen since. The first entry whose key still
+    // holds is the least key of all (and the lowest resource number among equal ones), as if
+    // every touched resource had been queued again at once, without queueing them.
     pq_.clear();
     auto key = [](const Resource& r) { return r.unfrozen == 0 ? 0.0 : std::max(0.0, r.left) / r.wsum; };
     for (uint32_t rid : rlist_) {
       Resource& r = res_[rid];
       r.left = std::max(0.0, r.capacity - r.fixed);
-      r.version = 0;
       pq_.emplace_back(key(r), rid);
     }
     auto cmp = [](const std::pair<double, uint32_t>& a, const std::pair<double, uint32_t>& b) {
@@ -351,18 +356,19 @@ void FlowNetwork::solve() {
     };
     std::make_heap(pq_.begin(), pq_.end(), cmp);
     double level = 0;
-    uint32_t round = 0;
     size_t unfrozen_flows = set_.size();
     while (!pq_.empty() && unfrozen_flows > 0) {
       std::pop_heap(pq_.begin(), pq_.end(), cmp);
       const auto [k, rid] = pq_.back();
       pq_.pop_back();
       Resource& r = res_[rid];
-      if (r.unfrozen == 0 || k != key(r)) continue;  // done, or a stale entry
+      if (r.unfrozen == 0) continue;  // every flow on it is frozen
+      if (const double now = key(r); now != k) {
+        pq_.emplace_back(now, rid);  // raised since it was queued
+        std::push_heap(pq_.begin(), pq_.end(), cmp);
+        continue;
+      }
       level = std::max(level, k);
-      // Every resource whose key these freezes change is queued again once, after them.
-      ++round;
-      touched_.clear();
       for (uint32_t i = csr_start_[r.local]; i < csr_start_[r.local + 1]; ++i) {
         Flow& f = flows_[csr_flows_[i]];
         if (f.frozen) continue;
@@ -377,17 +383,7 @@ void FlowNetwork::solve() {
           q.wsum -= u.coef;
           --q.unfrozen;
           q.max_new = std::max(q.max_new, level);
-          if (u.res != rid && q.version != round) {
-            q.version = round;
-            touched_.push_back(u.res);
-          }
         }
-      }
-      for (uint32_t qid : touched_) {
-        const Resource& q = res_[qid];
-        if (q.unfrozen == 0) continue;
-        pq_.emplace_back(key(q), qid);
-        std::push_heap(pq_.begin(), pq_.end(), cmp);
       }
     }
 

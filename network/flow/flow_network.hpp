@@ -99,7 +99,7 @@ class FlowNetwork final : public Backend {
     uint32_t seeded = 0;  // == seed_round_ while in seeds_
     uint32_t local = 0;   // index in the solve's resource list
     double fixed = 0, left = 0, wsum = 0, max_new = 0;
-    uint32_t unfrozen = 0, old_b = 0, new_b = 0, version = 0;
+    uint32_t unfrozen = 0, old_b = 0, new_b = 0;
   };
 
   // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
@@ -163,7 +163,6 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
-  std::vector<uint32_t> touched_;  // resources whose share changed in one step of a solve
 
   std::vector<LinkStats> link_stats_, nic_stats_;
   NetworkTotals totals_;
