@@ -303,7 +303,6 @@ void FlowNetwork::solve() {
         Resource& r = res_[u.res];
         if (r.mark != rmark) {
           r.mark = rmark;
-          r.local = static_cast<uint32_t>(rlist_.size());
           rlist_.push_back(u.res);
           r.fixed = r.usage;
           r.wsum = 0;
@@ -318,24 +317,8 @@ void FlowNetwork::solve() {
       }
       if (f.bottleneck != kNoId) ++res_[f.bottleneck].old_b;
     }
-    // The set's flows per resource (CSR).
-    csr_start_.assign(rlist_.size() + 1, 0);
-    for (uint32_t id : set_) {
-      for (const Use& u : flows_[id].uses)
-        ++csr_start_[res_[u.res].local + 1];
-    }
-    for (size_t i = 0; i < rlist_.size(); ++i)
-      csr_start_[i + 1] += csr_start_[i];
-    csr_flows_.resize(csr_start_.back());
-    {
-      std::vector<uint32_t>& fill = added_;  // reused as the fill cursor
-      fill.assign(csr_start_.begin(), csr_start_.end() - 1);
-      for (uint32_t id : set_) {
-        for (const Use& u : flows_[id].uses)
-          csr_flows_[fill[res_[u.res].local]++] = id;
-      }
-    }
-
+    for (uint32_t rid : rlist_)
+      res_[rid].in_set = res_[rid].unfrozen;
     // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
     // freezes its flows at that rate. Ties go to the lower resource number.
     // A freeze at the current level never lowers another resource's key (its fair share
@@ -369,9 +352,10 @@ void FlowNetwork::solve() {
         continue;
       }
       level = std::max(level, k);
-      for (uint32_t i = csr_start_[r.local]; i < csr_start_[r.local + 1]; ++i) {
-        Flow& f = flows_[csr_flows_[i]];
-        if (f.frozen) continue;
+      // The set's flows on it, in the order of its members.
+      for (const Member& m : r.members) {
+        Flow& f = flows_[m.flow];
+        if (f.mark != epoch || f.frozen) continue;
         f.frozen = true;
         f.new_rate = level;
         f.new_bottleneck = rid;
@@ -398,8 +382,7 @@ void FlowNetwork::solve() {
     };
     for (uint32_t rid : rlist_) {
       Resource& r = res_[rid];
-      const size_t in_set = csr_start_[r.local + 1] - csr_start_[r.local];
-      if (r.members.size() == in_set) continue;  // no fixed flow here
+      if (r.members.size() == r.in_set) continue;  // no fixed flow here
       const double usage = r.capacity - r.left;
       // Full within the tolerance (flow.tolerance): the other conditions stay exact, so that
       // the slack they allow cannot compound from one solve to the next.

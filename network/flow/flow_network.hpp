@@ -97,7 +97,7 @@ class FlowNetwork final : public Backend {
     // solve scratch
     uint32_t mark = 0;
     uint32_t seeded = 0;  // == seed_round_ while in seeds_
-    uint32_t local = 0;   // index in the solve's resource list
+    uint32_t in_set = 0;  // uses of it by the flows being solved
     double fixed = 0, left = 0, wsum = 0, max_new = 0;
     uint32_t unfrozen = 0, old_b = 0, new_b = 0;
   };
@@ -160,7 +160,7 @@ class FlowNetwork final : public Backend {
   uint32_t seed_round_ = 1;
   uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0, scanned_ = 0, rounds_ = 0;
   // solve scratch
-  std::vector<uint32_t> set_, rlist_, csr_start_, csr_flows_, added_;
+  std::vector<uint32_t> set_, rlist_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
 
