@@ -248,6 +248,19 @@ void FlowNetwork::touch(const Flow& f) {
   }
 }
 
+// After `f` left its resources: the ones where the flows bottlenecked there may now grow. A
+// resource where no flow is bottlenecked changes nothing (its flows are held elsewhere); one
+// still full within the tolerance counts as full, as it does in solve()'s checks.
+void FlowNetwork::touch_freed(const Flow& f) {
+  for (const Use& u : f.uses) {
+    Resource& r = res_[u.res];
+    if (r.seeded == seed_round_) continue;
+    if (r.bottlenecked == 0 || r.usage >= r.capacity * (1 - tol_)) continue;
+    r.seeded = seed_round_;
+    seeds_.push_back(u.res);
+  }
+}
+
 // ---------------------------------------------------------------- max-min sharing
 
 // Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
@@ -557,8 +570,8 @@ void FlowNetwork::on_wake() {
     }
     heap_remove(id);
     f.rem = 0;
-    touch(f);
     detach(id);
+    touch_freed(f);
     finished_.push_back(id);
   }
   solve();

@@ -115,6 +115,7 @@ class FlowNetwork final : public Backend {
   void attach(uint32_t f);
   void detach(uint32_t f);
   void touch(const Flow& f);
+  void touch_freed(const Flow& f);
   void solve();
   void schedule_solve(Time at);
   // Brings `f`'s work up to `now` at its current rate.
