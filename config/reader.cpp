@@ -52,28 +52,20 @@ bool Field::boolean() const {
   fail("expected true or false, got " + describe(node_));
 }
 
+double Field::real() const {
+  if (const auto* d = node_.as_floating_point()) return d->get();
+  if (const auto* i = node_.as_integer()) return static_cast<double>(i->get());
+  fail("expected a number, got " + describe(node_));
+}
+
 double Field::fraction() const {
-  double v = 0;
-  if (const auto* d = node_.as_floating_point()) {
-    v = d->get();
-  } else if (const auto* i = node_.as_integer()) {
-    v = static_cast<double>(i->get());
-  } else {
-    fail("expected a number, got " + describe(node_));
-  }
+  const double v = real();
   if (!(v >= 0 && v < 1)) fail(fmt::format("must be a number from 0 up to (not including) 1, got {}", v));
   return v;
 }
 
 double Field::number() const {
-  double v = 0;
-  if (const auto* d = node_.as_floating_point()) {
-    v = d->get();
-  } else if (const auto* i = node_.as_integer()) {
-    v = static_cast<double>(i->get());
-  } else {
-    fail("expected a number, got " + describe(node_));
-  }
+  const double v = real();
   if (!(v > 0) || v > 1e6) fail(fmt::format("must be a positive number (at most 1e6), got {}", v));
   return v;
 }

@@ -60,6 +60,7 @@ class Field {
   std::vector<std::pair<simcore::Bytes, simcore::Time>> size_times() const;
 
  private:
+  double real() const;  // an integer or float, as it is
   uint32_t count_of(const toml::node& n, const std::string& context) const;
   // The [size, value] rows of size_bandwidths and size_times: `expected` starts the message for a
   // malformed array, value_of(node, "element i: ") reads one value.
