@@ -250,8 +250,13 @@ void FlowNetwork::touch(const Flow& f) {
 
 // After `f` left its resources: the ones where the flows bottlenecked there may now grow. A
 // resource where no flow is bottlenecked changes nothing (its flows are held elsewhere); one
-// still full within the tolerance counts as full, as it does in solve()'s checks.
+// still full within the tolerance counts as full, as it does in solve()'s checks. The reference
+// mode re-solves on every change.
 void FlowNetwork::touch_freed(const Flow& f) {
+  if (reference_) {
+    touch(f);
+    return;
+  }
   for (const Use& u : f.uses) {
     Resource& r = res_[u.res];
     if (r.seeded == seed_round_) continue;
