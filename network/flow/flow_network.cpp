@@ -239,13 +239,16 @@ void FlowNetwork::detach(uint32_t id) {
   f.active = false;
 }
 
+void FlowNetwork::seed(uint32_t res) {
+  Resource& r = res_[res];
+  if (r.seeded == seed_round_) return;  // once per solve: a burst touches a NIC many times
+  r.seeded = seed_round_;
+  seeds_.push_back(res);
+}
+
 void FlowNetwork::touch(const Flow& f) {
-  for (const Use& u : f.uses) {
-    Resource& r = res_[u.res];
-    if (r.seeded == seed_round_) continue;  // once per solve: a burst touches a NIC many times
-    r.seeded = seed_round_;
-    seeds_.push_back(u.res);
-  }
+  for (const Use& u : f.uses)
+    seed(u.res);
 }
 
 // After `f` left its resources: the ones where the flows bottlenecked there may now grow. A
@@ -258,11 +261,8 @@ void FlowNetwork::touch_freed(const Flow& f) {
     return;
   }
   for (const Use& u : f.uses) {
-    Resource& r = res_[u.res];
-    if (r.seeded == seed_round_) continue;
-    if (r.bottlenecked == 0 || r.usage >= r.capacity * (1 - tol_)) continue;
-    r.seeded = seed_round_;
-    seeds_.push_back(u.res);
+    const Resource& r = res_[u.res];
+    if (r.bottlenecked > 0 && r.usage < r.capacity * (1 - tol_)) seed(u.res);
   }
 }
 
@@ -325,6 +325,7 @@ void FlowNetwork::solve() {
           r.fixed = r.usage;
           r.wsum = 0;
           r.unfrozen = 0;
+          r.in_set = 0;
           r.old_b = 0;
           r.new_b = 0;
           r.max_new = 0;
@@ -332,11 +333,10 @@ void FlowNetwork::solve() {
         r.fixed -= u.coef * f.rate;
         r.wsum += u.coef;
         ++r.unfrozen;
+        ++r.in_set;
       }
       if (f.bottleneck != kNoId) ++res_[f.bottleneck].old_b;
     }
-    for (uint32_t rid : rlist_)
-      res_[rid].in_set = res_[rid].unfrozen;
     // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
     // freezes its flows at that rate. Ties go to the lower resource number.
     // A freeze at the current level never lowers another resource's key (its fair share

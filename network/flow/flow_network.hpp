@@ -114,6 +114,7 @@ class FlowNetwork final : public Backend {
   void add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef, std::vector<Use>& uses);
   void attach(uint32_t f);
   void detach(uint32_t f);
+  void seed(uint32_t res);  // res_[res]'s flows are re-solved at the next solve
   void touch(const Flow& f);
   void touch_freed(const Flow& f);
   void solve();
