@@ -178,21 +178,25 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   check_fault();
   for (Rank& r : ranks_)
     wake(r);
-  // Roughly once per million events: the memory check, and the progress callback (which
-  // decides whether to print). Every event: whether SIGINT or SIGTERM asked to stop.
+  // Every 65,536 events: the memory check, and the progress callback (which decides whether to
+  // print). Not rarer: on the flow backend, dense traffic can take a second per 100,000 events.
+  // Every event: whether SIGINT or SIGTERM asked to stop.
   engine_.run(
-      [&, countdown = uint64_t{1} << 20](const simcore::Event& e) mutable {
+      [&, countdown = uint64_t{1} << 16](const simcore::Event& e) mutable {
         dispatch(e);
         if (runtime::interrupt_signal() != 0) [[unlikely]]
           interrupted();
         if (--countdown == 0) [[unlikely]] {
-          countdown = uint64_t{1} << 20;
+          countdown = uint64_t{1} << 16;
           if (job_.memory_limit != 0) memory_exceeded();
           if (progress) {
-            uint32_t done = 0;
+            ProgressInfo info;
+            info.simulated_s = engine_.now().seconds();
+            info.events = engine_.events_processed();
             for (const Rank& r : ranks_)
-              done += r.state == Exec::State::kFinished;
-            progress(engine_.now().seconds(), engine_.events_processed(), done);
+              info.ranks_finished += r.state == Exec::State::kFinished;
+            info.network = network_.totals();
+            progress(info);
           }
         }
       },

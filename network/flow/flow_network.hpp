@@ -46,7 +46,12 @@ class FlowNetwork final : public Backend {
 
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) override;
   void dispatch(const simcore::Event& e) override;
-  NetworkTotals totals() const override { return totals_; }
+  NetworkTotals totals() const override {
+    NetworkTotals t = totals_;
+    t.solves = solves_;
+    t.flows_resolved = solved_flows_;
+    return t;
+  }
   const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
   const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
   uint64_t in_flight() const override { return live_; }

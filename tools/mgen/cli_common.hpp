@@ -84,6 +84,10 @@ class ProgressReporter {
   double interval_ = 60;
 };
 
+// The flow backend's cost on this traffic, when it is high: flows re-solved per message, with
+// the advice to try the packet backend; empty otherwise (other backends, bulk traffic, short runs).
+std::string flow_cost_note(const net::NetworkTotals& t);
+
 // The end of a run or replay: the summary, the JSON report, the timeline.
 std::string seconds(double s);
 // The network backend as reports name it: "analytic, NIC contention" when that option is on, and

@@ -361,18 +361,37 @@ ProgressReporter::ProgressReporter(bool quiet)
 ProgressReporter::~ProgressReporter() = default;  // the line erases itself
 
 mpi::Progress ProgressReporter::callback() {
-  return [this](double sim, uint64_t events, uint32_t done) {
-    show(fmt::format("simulated {}, {} events, {} ranks finished", seconds(sim), events, done));
+  return [this](const mpi::ProgressInfo& p) {
+    const std::string note = flow_cost_note(p.network);
+    show(fmt::format("simulated {}, {} events, {} ranks finished{}{}", seconds(p.simulated_s), p.events,
+                     p.ranks_finished, note.empty() ? "" : "; ", note));
   };
+}
+
+// Dense exchanges of small messages (all-to-alls of a few KiB, NAS FT and IS) make each start or
+// end re-solve hundreds to thousands of flows on the flow backend, where bulk transfers and
+// nearest-neighbour codes re-solve a few (docs/PERFORMANCE.md, "Flow backend"). Past both
+// thresholds the packet backend is likely the cheaper of the two contention-aware models.
+std::string flow_cost_note(const net::NetworkTotals& t) {
+  constexpr uint64_t kMinResolved = 10'000'000;  // below this the run is short whatever the ratio
+  constexpr uint64_t kPerMessage = 100;
+  if (t.flows_resolved < kMinResolved || t.flows_resolved < kPerMessage * std::max<uint64_t>(1, t.messages_injected))
+    return "";
+  return fmt::format(
+      "the flow backend re-solves {} flows per message here (dense small messages): the packet backend may be "
+      "faster (--set network.backend=packet)",
+      t.flows_resolved / std::max<uint64_t>(1, t.messages_injected));
 }
 
 void ProgressReporter::show(const std::string& what) {
   if (quiet_) return;
+  const double now = wall_now();
   if (line_) {
+    if (now - last_ < 0.2) return;  // five redraws a second at most
+    last_ = now;
     line_->draw("  " + what);
     return;
   }
-  const double now = wall_now();
   if (now - last_ < interval_) return;
   last_ = now;
   std::cerr << fmt::format("progress: {}, {:.0f} s wall\n", what, now - start_);
@@ -433,6 +452,13 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
           "                 (a load above 1 means more traffic than the link can carry, which the\n"
           "                 analytic backend does not turn into delay there; the packet backend does)\n");
     }
+  }
+  if (r.network.solves > 0) {
+    fmt::print("flow sharing     {} max-min solves re-solved {} flows ({:.1f} per message)\n", r.network.solves,
+               r.network.flows_resolved,
+               static_cast<double>(r.network.flows_resolved) /
+                   static_cast<double>(std::max<uint64_t>(1, r.network.messages_injected)));
+    if (const std::string note = flow_cost_note(r.network); !note.empty()) fmt::print("                 {}\n", note);
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);

@@ -241,6 +241,10 @@ void write_json_report(const std::string& path, const std::string& program, cons
                            {"functions", functions},
                            {"per_rank", ranks},
                            {"links", links}};
+  if (r.network.solves > 0) {  // the flow backend's sharing work
+    report["flow_solves"] = r.network.solves;
+    report["flows_resolved"] = r.network.flows_resolved;
+  }
   report.update(extra);
   write_report(path, report);
 }

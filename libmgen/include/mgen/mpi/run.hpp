@@ -201,8 +201,14 @@ struct ProgramExit {
   int code;
 };
 
-// Called now and then during a long run with (simulated seconds, events, ranks finished).
-using Progress = std::function<void(double, uint64_t, uint32_t)>;
+// Where a long run stands, passed now and then to a Progress callback.
+struct ProgressInfo {
+  double simulated_s = 0;
+  uint64_t events = 0;
+  uint32_t ranks_finished = 0;
+  net::NetworkTotals network;
+};
+using Progress = std::function<void(const ProgressInfo&)>;
 
 // Runs `main` on every rank. Bad jobs (more ranks than the machine holds, a bad rank map,
 // unknown collective algorithms) throw std::invalid_argument; errors inside the run (invalid

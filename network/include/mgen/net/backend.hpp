@@ -43,6 +43,11 @@ struct NetworkTotals {
   uint64_t payload_bytes = 0;
   Time latency_sum;  // message injection to delivery
   Time latency_max;
+  // The flow backend's sharing work (zero for the others): max-min solves, and the flows they
+  // re-solved in all. Per message, it says what the traffic costs that backend: a few flows for
+  // bulk transfers, hundreds to thousands for dense exchanges of small messages.
+  uint64_t solves = 0;
+  uint64_t flows_resolved = 0;
 };
 
 // What a backend is built from. The references outlive the backend.
