@@ -36,6 +36,7 @@ mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
 "$mgen" trace stats "$work/trace" --report "$work/stats.json" >/dev/null
 "$mgen" replay -q "$work/trace" --report "$work/replay.json"
 "$mgen" nas is --class S -n 4 -q --report "$work/nas.json"
+"$mgen" nas is --class S -n 4 -q --set network.backend=flow --report "$work/nas_flow.json"
 "$mgen" traffic uniform --load 0.2 --measure 5us --report "$work/traffic.json" --plot "$work/traffic" >/dev/null
 "$mgen" info --report "$work/info.json" >/dev/null
 
@@ -58,7 +59,7 @@ def ok(since, msg):  # an "ok" line only when no check failed since `since`
         print("ok:", msg)
 
 reports = {}
-for name in ["run", "replay", "nas", "traffic", "stats", "info"]:
+for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info"]:
     r = json.load(open(f"{work}/{name}.json"))
     reports[name] = r
     errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
@@ -66,6 +67,16 @@ for name in ["run", "replay", "nas", "traffic", "stats", "info"]:
         bad(f"{name}.json: {'/'.join(map(str, e.path))}: {e.message[:200]}")
     if not errors:
         print(f"ok: {name}.json ({r['command']}) follows the schema")
+
+# The flow backend's sharing work is in its reports, and only in theirs: IS sends between
+# nodes, so there are solves, and every solve re-solves at least the flow that started it.
+since = fail
+f = reports["nas_flow"]
+if not (f.get("flow_solves", 0) >= 1 and f.get("flows_resolved", 0) >= f.get("flow_solves", 0)):
+    bad(f"nas_flow.json: flow_solves {f.get('flow_solves')}, flows_resolved {f.get('flows_resolved')}")
+if "flow_solves" in reports["nas"]:
+    bad("nas.json (packet backend) carries flow_solves")
+ok(since, "the flow backend's report counts its solves; the packet backend's has none")
 
 # The schema can fail: a job report without its per-function table, or with an unknown
 # format version, is refused.
