@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
 #endif
 #include <atomic>
 #include <cstdio>
@@ -99,9 +100,18 @@ StackPool::StackPool(size_t stack_bytes, size_t count, bool guards)
 
 StackPool::~StackPool() {
 #if defined(__SANITIZE_ADDRESS__)
+  if (kept_) return;  // roots of the leak check at exit (keep_abandoned)
   if (base_) __asan_unpoison_memory_region(base_, slot_bytes_ * count_);
 #endif
   if (base_) munmap(base_, slot_bytes_ * count_);
+}
+
+void StackPool::keep_abandoned() {
+#if defined(__SANITIZE_ADDRESS__)
+  if (kept_ || base_ == nullptr) return;
+  kept_ = true;
+  __lsan_register_root_region(base_, slot_bytes_ * count_);
+#endif
 }
 
 void* StackPool::stack_top(size_t i) const {
@@ -306,6 +316,12 @@ std::string describe_signal(const Fault& f) {
   return fmt::format("{} ({})", signal_name(f.signal), why);
 }
 
+void FiberRuntime::keep_abandoned_stacks() {
+  pool_.keep_abandoned();
+  for (const std::unique_ptr<StackPool>& extra : extra_)
+    extra->keep_abandoned();
+}
+
 [[noreturn]] void FiberRuntime::abandon_running(const Fault& f) {
   fault_ = f;
   const uint32_t me = running_;
@@ -317,6 +333,7 @@ std::string describe_signal(const Fault& f) {
   fault_.stack_overflow =
       below || (me < base_ ? pool_.in_guard(me, f.address) : extra_[me - base_]->in_guard(0, f.address));
   finished_[me] = 1;
+  keep_abandoned_stacks();  // every fiber's frames are left as they are: the run stops
   // The fibers still waiting to run in this pass do not: the run stops.
   for (size_t k = ready_head_; k < ready_.size(); ++k)
     queued_[ready_[k]] = 0;

@@ -78,12 +78,19 @@ class StackPool {
   char* bottom_of(const void* address) const;
   // Whether `address` is in the guard page below stack i.
   bool in_guard(size_t i, const void* address) const;
+  // A fault abandoned the fibers on these stacks: what their frames hold stays reachable. Under
+  // LeakSanitizer the stacks become root regions and stay mapped until the process exits, so
+  // that the objects the abandoned frames own (closures, argument vectors, scratch buffers, the
+  // program's own allocations) are not reported as leaks when mgen exits after the crash.
+  // Nothing otherwise.
+  void keep_abandoned();
 
  private:
   size_t stack_bytes_;  // usable bytes per stack
   size_t slot_bytes_;   // stack + guard page
   size_t count_;
   bool guarded_;
+  bool kept_ = false;
   char* base_ = nullptr;
 };
 
@@ -132,6 +139,10 @@ class FiberRuntime {
   // Called every 1,024 hand-overs between fibers: returning true ends the pass there (the fibers
   // still waiting do not run), and run_ready() returns to the engine.
   void set_pass_check(std::function<bool()> check) { check_ = std::move(check); }
+  // A run that did not end well leaves fibers that were never unwound (a fault, a pass cut
+  // short): the objects their frames own stay reachable for LeakSanitizer (StackPool::
+  // keep_abandoned). Called by the fault handler's jump and by the World on a failed run.
+  void keep_abandoned_stacks();
 
  private:
   using Context = boost::context::detail::fcontext_t;
