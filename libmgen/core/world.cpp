@@ -223,7 +223,8 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
     out.status = RunStatus::kFailed;
   }
   if (!all_done) abort_ranks();
-  if (!out.ok) fibers_->keep_abandoned_stacks();  // (only under LeakSanitizer does it do anything)
+  // Fibers a failed run could not unwind keep their frames' objects (AddressSanitizer builds).
+  if (!out.ok && fibers_->any_unfinished()) fibers_->keep_abandoned_stacks();
   fibers_.reset();
   g_active = nullptr;
   if (foreign_exception_) std::rethrow_exception(foreign_exception_);

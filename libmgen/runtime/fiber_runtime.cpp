@@ -12,6 +12,7 @@
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
 #endif
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -314,6 +315,10 @@ std::string describe_signal(const Fault& f) {
       break;
   }
   return fmt::format("{} ({})", signal_name(f.signal), why);
+}
+
+bool FiberRuntime::any_unfinished() const {
+  return std::any_of(finished_.begin(), finished_.end(), [](uint8_t f) { return f == 0; });
 }
 
 void FiberRuntime::keep_abandoned_stacks() {

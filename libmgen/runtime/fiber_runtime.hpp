@@ -90,7 +90,7 @@ class StackPool {
   size_t slot_bytes_;   // stack + guard page
   size_t count_;
   bool guarded_;
-  bool kept_ = false;
+  [[maybe_unused]] bool kept_ = false;  // (read in AddressSanitizer builds only)
   char* base_ = nullptr;
 };
 
@@ -139,10 +139,11 @@ class FiberRuntime {
   // Called every 1,024 hand-overs between fibers: returning true ends the pass there (the fibers
   // still waiting do not run), and run_ready() returns to the engine.
   void set_pass_check(std::function<bool()> check) { check_ = std::move(check); }
-  // A run that did not end well leaves fibers that were never unwound (a fault, a pass cut
-  // short): the objects their frames own stay reachable for LeakSanitizer (StackPool::
-  // keep_abandoned). Called by the fault handler's jump and by the World on a failed run.
+  // Fibers left neither finished nor unwound (a fault abandons every one): the objects their
+  // frames own stay reachable for AddressSanitizer's leak check (StackPool::keep_abandoned).
+  // Called by the fault handler's jump, and by the World when a failed run leaves any such fiber.
   void keep_abandoned_stacks();
+  bool any_unfinished() const;
 
  private:
   using Context = boost::context::detail::fcontext_t;

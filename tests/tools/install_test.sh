@@ -54,7 +54,7 @@ expect 0 "rank 0 of 1 got 1 \(calls 1\)" -- "$work/ring"
 # (LeakSanitizer cannot run under ptrace: off for this one, in sanitizer builds.)
 if command -v strace >/dev/null; then
   expect 0 "execve\(\"$p/lib/\.\./bin/mgen\", .*\"run\", \"-n\", \"1\"" \
-    -- env -u MGEN_RUNNER ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=execve "$work/ring"
+    -- env -u MGEN_RUNNER ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -e trace=execve "$work/ring"
 fi
 expect 0 "uses 5 MPI functions; mgen supports all of them" -- "$p/bin/mgen-cc" --check "$work/ring"
 

@@ -52,6 +52,16 @@ if command -v script >/dev/null && command -v python3 >/dev/null; then
   script -qfec "${traffic[*]}" /dev/null >"$work/traffic.tty" </dev/null
   expect 0 "rows with '   0.', 0 sharing a row; progress line drawn: True" \
     -- rows_clean "$work/traffic.tty" "   0." "load 0.400: simulated"
+  # Never wider than the terminal (a wrapped line would leave rows behind at each redraw): on a
+  # 50-column terminal the flow backend's advice (about 77 columns) is cut to 49.
+  script -qfec "stty cols 50; $mgen nas is --class A -n 64 --set network.backend=flow" /dev/null \
+    >"$work/flow.tty" </dev/null
+  expect 0 "drawn: yes, widest 49" -- python3 -c '
+import sys
+data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+rows = [r.split("\x1b[K")[0] for r in data.replace("\n", "\r").split("\r") if "simulated" in r]
+shown = "yes" if rows else "no"
+print(f"drawn: {shown}, widest {max((len(r) for r in rows), default=0)}")' "$work/flow.tty"
 else
   echo "script(1) or python3 missing: terminal checks skipped"
 fi

@@ -81,6 +81,7 @@ class ProgressReporter {
   bool quiet_, tty_;
   std::unique_ptr<TerminalLine> line_;
   double start_ = 0, last_ = 0;  // wall seconds (steady clock)
+  double last_draw_ = 0;         // the simulation's last redraw of the terminal's line
   double interval_ = 60;
 };
 

@@ -362,9 +362,23 @@ ProgressReporter::~ProgressReporter() = default;  // the line erases itself
 
 mpi::Progress ProgressReporter::callback() {
   return [this](const mpi::ProgressInfo& p) {
+    // The simulation calls back every 65,536 events: a terminal's line is redrawn five times a
+    // second at most.
+    const double now = wall_now();
+    if (line_ && now - last_draw_ < 0.2) return;
+    last_draw_ = now;
     const std::string note = flow_cost_note(p.network);
-    show(fmt::format("simulated {}, {} events, {} ranks finished{}{}", seconds(p.simulated_s), p.events,
-                     p.ranks_finished, note.empty() ? "" : "; ", note));
+    if (note.empty()) {
+      show(fmt::format("simulated {}, {} events, {} ranks finished", seconds(p.simulated_s), p.events,
+                       p.ranks_finished));
+    } else if (line_) {
+      // A terminal's row holds 80 columns: the advice, short, before the counts.
+      show(fmt::format("simulated {}; flow re-solves {} flows/message: packet may be faster", seconds(p.simulated_s),
+                       p.network.flows_resolved / std::max<uint64_t>(1, p.network.messages_injected)));
+    } else {
+      show(fmt::format("simulated {}, {} events, {} ranks finished; {}", seconds(p.simulated_s), p.events,
+                       p.ranks_finished, note));
+    }
   };
 }
 
@@ -373,7 +387,7 @@ mpi::Progress ProgressReporter::callback() {
 // nearest-neighbour codes re-solve a few (docs/PERFORMANCE.md, "Flow backend"). Past both
 // thresholds the packet backend is likely the cheaper of the two contention-aware models.
 std::string flow_cost_note(const net::NetworkTotals& t) {
-  constexpr uint64_t kMinResolved = 10'000'000;  // below this the run is short whatever the ratio
+  constexpr uint64_t kMinResolved = 5'000'000;  // below this the run is short whatever the ratio
   constexpr uint64_t kPerMessage = 100;
   if (t.flows_resolved < kMinResolved || t.flows_resolved < kPerMessage * std::max<uint64_t>(1, t.messages_injected))
     return "";
@@ -385,13 +399,11 @@ std::string flow_cost_note(const net::NetworkTotals& t) {
 
 void ProgressReporter::show(const std::string& what) {
   if (quiet_) return;
-  const double now = wall_now();
   if (line_) {
-    if (now - last_ < 0.2) return;  // five redraws a second at most
-    last_ = now;
     line_->draw("  " + what);
     return;
   }
+  const double now = wall_now();
   if (now - last_ < interval_) return;
   last_ = now;
   std::cerr << fmt::format("progress: {}, {:.0f} s wall\n", what, now - start_);

@@ -1,5 +1,6 @@
 #include "terminal_line.hpp"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,7 +90,13 @@ void TerminalLine::clear() {
 }
 
 void TerminalLine::draw_locked() {
-  const std::string row = "\r" + text_ + "\033[K";
+  // Cut to the terminal's width: a line that wrapped would leave its upper rows behind at every
+  // redraw, and the erase clears only the last one.
+  std::string text = text_;
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && text.size() >= ws.ws_col)
+    text.resize(ws.ws_col - 1);
+  const std::string row = "\r" + text + "\033[K";
   write_all(STDERR_FILENO, row.data(), row.size());
   drawn_ = true;
 }
