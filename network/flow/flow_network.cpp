@@ -307,7 +307,6 @@ void FlowNetwork::solve() {
 
   bool full = reference_;
   for (;;) {
-    ++rounds_;
     solved_flows_ += set_.size();
     // The resources of the set, with the capacity the fixed flows leave them.
     rlist_.clear();
@@ -408,7 +407,6 @@ void FlowNetwork::solve() {
       // Fixed flows bottlenecked here stay so only if it is still full and no set flow is faster.
       const uint32_t outside_b = r.bottlenecked - r.old_b;
       if (outside_b > 0 && (!saturated || r.max_new > r.level * (1 + kEps))) {
-        scanned_ += r.members.size();
         for (const Member& m : r.members) {
           const Flow& g = flows_[m.flow];
           if (g.mark != epoch && g.bottleneck == rid) pull(m.flow);
@@ -420,7 +418,6 @@ void FlowNetwork::solve() {
         const double lam = r.max_new;
         const bool bounded = outside_b > 0 && r.level <= lam * (1 + kEps);
         if (!bounded) {
-          scanned_ += r.members.size();
           for (const Member& m : r.members) {
             const Flow& g = flows_[m.flow];
             if (g.mark != epoch && g.rate > lam * (1 + kEps)) pull(m.flow);

@@ -56,13 +56,6 @@ class FlowNetwork final : public Backend {
   const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
   uint64_t in_flight() const override { return live_; }
 
-  // The cost of incrementality: solves, and the flows they re-solved in total.
-  uint64_t solved_flows() const { return solved_flows_; }
-  uint64_t solves() const { return solves_; }
-  uint64_t rounds() const { return rounds_; }  // solves including their regrowths
-  // Members of resources the max-min checks scanned.
-  uint64_t scanned() const { return scanned_; }
-
  private:
   struct Use {
     uint32_t res = 0;   // resource
@@ -165,7 +158,8 @@ class FlowNetwork final : public Backend {
   Time last_inline_ = Time::max();
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;
-  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0, scanned_ = 0, rounds_ = 0;
+  // Solves, and the flows they re-solved in all (their regrowth rounds included): totals().
+  uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -181,24 +183,10 @@ TEST_CASE("flow: links are shared a packet at a time, as the routers' round robi
 
 namespace {
 
-// Waves of random messages, some at the same picosecond, of many sizes; the delivery times.
-std::vector<Time> random_waves(const std::string& kind, bool reference, double tolerance) {
-  NetworkConfig c = flow_config(kind);
-  c.flow.reference = reference;
-  c.flow.tolerance = tolerance;
-  Harness h(c);
-  const EndpointId n = h.net.topology().endpoints();
-  std::mt19937 rng(7);
-  std::vector<std::tuple<Time, EndpointId, EndpointId, uint64_t>> sends;
-  for (int i = 0; i < 600; ++i) {
-    const Time at = Time::ns(static_cast<int64_t>(rng() % 40) * 250);
-    const EndpointId s = rng() % n;
-    EndpointId d = rng() % n;
-    if (d == s) d = (d + 1) % n;
-    const uint64_t bytes = (rng() % 4 == 0) ? 8 : (rng() % 200) * 1000 + 1;
-    sends.emplace_back(at, s, d, bytes);
-  }
-  std::sort(sends.begin(), sends.end());
+using Send = std::tuple<Time, EndpointId, EndpointId, uint64_t>;  // at, source, destination, bytes
+
+// Injects each message at its time (`sends` in order of time) and runs the network until idle.
+void run_sends(Harness& h, const std::vector<Send>& sends) {
   const uint16_t kind_send = h.engine.reserve_kinds(1).begin;
   for (size_t i = 0; i < sends.size(); ++i)
     h.engine.schedule(std::get<0>(sends[i]), kind_send, 0, 0, i);
@@ -211,6 +199,27 @@ std::vector<Time> random_waves(const std::string& kind, bool reference, double t
     }
   });
   REQUIRE(h.net.packets_in_flight() == 0);
+}
+
+// Waves of random messages, some at the same picosecond, of many sizes; the delivery times.
+std::vector<Time> random_waves(const std::string& kind, bool reference, double tolerance) {
+  NetworkConfig c = flow_config(kind);
+  c.flow.reference = reference;
+  c.flow.tolerance = tolerance;
+  Harness h(c);
+  const EndpointId n = h.net.topology().endpoints();
+  std::mt19937 rng(7);
+  std::vector<Send> sends;
+  for (int i = 0; i < 600; ++i) {
+    const Time at = Time::ns(static_cast<int64_t>(rng() % 40) * 250);
+    const EndpointId s = rng() % n;
+    EndpointId d = rng() % n;
+    if (d == s) d = (d + 1) % n;
+    const uint64_t bytes = (rng() % 4 == 0) ? 8 : (rng() % 200) * 1000 + 1;
+    sends.emplace_back(at, s, d, bytes);
+  }
+  std::sort(sends.begin(), sends.end());
+  run_sends(h, sends);
   std::vector<Time> delivered;
   for (const auto& [id, r] : h.records)
     delivered.push_back(r.delivered - r.injected);
@@ -270,17 +279,7 @@ TEST_CASE("flow: a change re-solves only the flows it can affect, and the totals
   const uint64_t bytes = 32 * 2048;
   auto run = [&](EndpointId src2, EndpointId dst2) {
     Harness h(flow_config("crossbar"));
-    const uint16_t kind_send = h.engine.reserve_kinds(1).begin;
-    h.engine.schedule(Time::ps(alone(bytes).count_ps() / 2), kind_send, 0, 0, 0);
-    h.send(0, 1, bytes);
-    h.engine.run([&](const mgen::simcore::Event& e) {
-      if (e.kind == kind_send) {
-        h.send(src2, dst2, bytes);
-      } else {
-        h.net.dispatch(e);
-      }
-    });
-    REQUIRE(h.net.packets_in_flight() == 0);
+    run_sends(h, {{Time(), 0, 1, bytes}, {Time::ps(alone(bytes).count_ps() / 2), src2, dst2, bytes}});
     return h.net.totals();
   };
   {

@@ -85,9 +85,11 @@ class ProgressReporter {
   double interval_ = 60;
 };
 
-// The flow backend's cost on this traffic, when it is high: flows re-solved per message, with
-// the advice to try the packet backend; empty otherwise (other backends, bulk traffic, short runs).
-std::string flow_cost_note(const net::NetworkTotals& t);
+// The flow backend's cost on this traffic: flows re-solved per message (0 on other backends);
+// when it is high, the advice to try the packet backend (`brief`: in under 60 columns), else
+// empty (other backends, bulk traffic, short runs).
+double flows_per_message(const net::NetworkTotals& t);
+std::string flow_cost_note(const net::NetworkTotals& t, bool brief = false);
 
 // The end of a run or replay: the summary, the JSON report, the timeline.
 std::string seconds(double s);

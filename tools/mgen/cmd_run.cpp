@@ -367,17 +367,13 @@ mpi::Progress ProgressReporter::callback() {
     const double now = wall_now();
     if (line_ && now - last_draw_ < 0.2) return;
     last_draw_ = now;
-    const std::string note = flow_cost_note(p.network);
-    if (note.empty()) {
-      show(fmt::format("simulated {}, {} events, {} ranks finished", seconds(p.simulated_s), p.events,
-                       p.ranks_finished));
-    } else if (line_) {
-      // A terminal's row holds 80 columns: the advice, short, before the counts.
-      show(fmt::format("simulated {}; flow re-solves {} flows/message: packet may be faster", seconds(p.simulated_s),
-                       p.network.flows_resolved / std::max<uint64_t>(1, p.network.messages_injected)));
+    // On a terminal (a row of 80 columns) the advice, short, takes the place of the counts.
+    const std::string note = flow_cost_note(p.network, line_ != nullptr);
+    if (line_ && !note.empty()) {
+      show(fmt::format("simulated {}; {}", seconds(p.simulated_s), note));
     } else {
-      show(fmt::format("simulated {}, {} events, {} ranks finished; {}", seconds(p.simulated_s), p.events,
-                       p.ranks_finished, note));
+      show(fmt::format("simulated {}, {} events, {} ranks finished{}{}", seconds(p.simulated_s), p.events,
+                       p.ranks_finished, note.empty() ? "" : "; ", note));
     }
   };
 }
@@ -386,15 +382,21 @@ mpi::Progress ProgressReporter::callback() {
 // end re-solve hundreds to thousands of flows on the flow backend, where bulk transfers and
 // nearest-neighbour codes re-solve a few (docs/PERFORMANCE.md, "Flow backend"). Past both
 // thresholds the packet backend is likely the cheaper of the two contention-aware models.
-std::string flow_cost_note(const net::NetworkTotals& t) {
+double flows_per_message(const net::NetworkTotals& t) {
+  return static_cast<double>(t.flows_resolved) / static_cast<double>(std::max<uint64_t>(1, t.messages_injected));
+}
+
+std::string flow_cost_note(const net::NetworkTotals& t, bool brief) {
   constexpr uint64_t kMinResolved = 5'000'000;  // below this the run is short whatever the ratio
-  constexpr uint64_t kPerMessage = 100;
-  if (t.flows_resolved < kMinResolved || t.flows_resolved < kPerMessage * std::max<uint64_t>(1, t.messages_injected))
-    return "";
+  constexpr double kPerMessage = 100;
+  const double per_message = flows_per_message(t);
+  if (t.flows_resolved < kMinResolved || per_message < kPerMessage) return "";
+  const auto n = static_cast<uint64_t>(per_message);
+  if (brief) return fmt::format("flow re-solves {} flows/message: packet may be faster", n);
   return fmt::format(
       "the flow backend re-solves {} flows per message here (dense small messages): the packet backend may be "
       "faster (--set network.backend=packet)",
-      t.flows_resolved / std::max<uint64_t>(1, t.messages_injected));
+      n);
 }
 
 void ProgressReporter::show(const std::string& what) {
@@ -467,9 +469,7 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
   }
   if (r.network.solves > 0) {
     fmt::print("flow sharing     {} max-min solves re-solved {} flows ({:.1f} per message)\n", r.network.solves,
-               r.network.flows_resolved,
-               static_cast<double>(r.network.flows_resolved) /
-                   static_cast<double>(std::max<uint64_t>(1, r.network.messages_injected)));
+               r.network.flows_resolved, flows_per_message(r.network));
     if (const std::string note = flow_cost_note(r.network); !note.empty()) fmt::print("                 {}\n", note);
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
