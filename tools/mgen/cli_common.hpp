@@ -161,6 +161,7 @@ Runner add_record(CLI::App& app);
 Runner add_replay(CLI::App& app);
 Runner add_nas(CLI::App& app);
 Runner add_whatif(CLI::App& app);
+Runner add_sweep(CLI::App& app);
 Runner add_validate(CLI::App& app);
 Runner add_calibrate(CLI::App& app);
 

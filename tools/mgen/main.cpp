@@ -1,7 +1,10 @@
 // mgen: predict how MPI applications perform on parallel machines you do not have.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "cli_common.hpp"
 #include "huge_pages.hpp"
@@ -29,10 +32,19 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_replay);
   add(mgen::cli::add_nas);
   add(mgen::cli::add_whatif);
+  add(mgen::cli::add_sweep);
   add(mgen::cli::add_validate);
   add(mgen::cli::add_calibrate);
+  // `mgen sweep [OPTIONS] -- COMMAND ...`: the sweep takes its command from the first word that
+  // is not one of its options (prefix_command), so the separator is dropped before parsing:
+  // after a `--` CLI11 would hand the command's words to the top level as unexpected.
+  std::vector<char*> args(argv, argv + argc);
+  if (argc > 1 && std::string_view(argv[1]) == "sweep") {
+    auto sep = std::find_if(args.begin() + 2, args.end(), [](const char* a) { return std::string_view(a) == "--"; });
+    if (sep != args.end()) args.erase(sep);
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ValidationError& e) {
     // A numeric option's value refused by its check (cli_common.hpp): bad input, as below.
     std::cerr << "mgen: error: " << e.what() << "\n";

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# mgen sweep (issue 24, item 2):
+#   - 16 configurations (4 x 4) give one CSV whose rows are the cross product in order (the
+#     last key varying fastest), whose figures equal those of the same configuration run
+#     directly (`mgen nas ... --set ... --report`), and which is the same byte for byte run one
+#     at a time, two at a time, and over the 2 processes of an mpiexec launch;
+#   - the swept keys change the prediction (rows differ where the machine differs);
+#   - run and traffic sweeps (a row per offered load), --plot, --timing, --keep;
+#   - a configuration that fails is a row with its status and message, and the sweep's exit
+#     status is non-zero; bad sweeps are refused before anything runs.
+# Usage: sweep_test.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+build=$1
+src=$2
+mgen=$build/mgen
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source "$src/tests/tools/expect.sh"
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+keys=(--set router.vc_buffer=4KiB,8KiB,16KiB,64KiB --set 'topology.dims=[4,4,4],[8,8,8],[4,4,8],[2,2,2]')
+job=(nas mg --class S -n 8)
+"$mgen" sweep "${keys[@]}" --jobs 1 --csv "$work/one.csv" -- "${job[@]}" 2>"$work/one.err" || fail "sweep --jobs 1: $(cat "$work/one.err")"
+"$mgen" sweep "${keys[@]}" --jobs 2 --csv "$work/two.csv" "${job[@]}" 2>"$work/two.err" || fail "sweep --jobs 2: $(cat "$work/two.err")"
+[ "$(wc -l <"$work/one.csv")" -eq 17 ] || fail "16 configurations and a header, got $(wc -l <"$work/one.csv") lines"
+cmp -s "$work/one.csv" "$work/two.csv" || fail "one at a time and two at a time differ: $(diff "$work/one.csv" "$work/two.csv" | head -5)"
+if command -v mpiexec >/dev/null; then
+  timeout 300 mpiexec -n 2 "$mgen" sweep "${keys[@]}" --csv "$work/mpi.csv" -- "${job[@]}" </dev/null >"$work/mpi.out" 2>&1 ||
+    fail "mpiexec -n 2 mgen sweep: $(tail -5 "$work/mpi.out")"
+  cmp -s "$work/one.csv" "$work/mpi.csv" || fail "one process and two (mpiexec) differ: $(diff "$work/one.csv" "$work/mpi.csv" | head -5)"
+  grep -q "in each of 2 processes" "$work/mpi.out" || fail "the mpiexec sweep did not run over 2 processes"
+  echo "ok: mpiexec -n 2 sweep equals the one-process CSV"
+fi
+
+# The rows are the cross product, last key fastest, and their figures are what a direct run
+# of that configuration reports.
+"$src/tests/tools/sweep_check.py" "$work/one.csv" "$mgen" router.vc_buffer=4KiB,8KiB,16KiB,64KiB \
+  'topology.dims=[4,4,4],[8,8,8],[4,4,8],[2,2,2]' -- "${job[@]}" || fail "rows against direct runs"
+
+# A run sweep (a recompiled program) and a traffic sweep.
+"$build/mgen-cc" -O1 -o "$work/cc" "$src/tests/tools/programs/call_counts.c"
+expect 0 "config,network.backend,status,backend,.* 0,packet,ok,packet,.* 1,analytic,ok,analytic," -- \
+  "$mgen" sweep --set network.backend=packet,analytic -- run -n 4 --ignore-compute "$work/cc"
+expect 0 "config,router.vcs,status,offered,accepted,.* 0,2,ok,0.1,.* 0,2,ok,0.2,.* 1,4,ok,0.1,.* 1,4,ok,0.2," -- \
+  "$mgen" sweep --set router.vcs=2,4 --plot "$work/traffic" -- traffic uniform --sweep 0.1,0.2 --measure 5us \
+  --set 'topology.dims=[4,4,4]'
+[ -s "$work/traffic.png" ] || fail "traffic sweep --plot wrote no PNG"
+expect 0 "wall_s,cpu_s,error" -- "$mgen" sweep --timing --set router.vcs=2,4 --plot "$work/nas" --keep "$work/kept" -- \
+  nas is --class S -n 4
+[ -s "$work/nas.png" ] || fail "nas sweep --plot wrote no PNG"
+[ -s "$work/kept/config-1.json" ] || fail "--keep kept no report"
+
+# Failures: a row each, and a non-zero exit status naming the configuration.
+expect 2 "config 0 failed \(exit status 2\): .*router.vc_buffer.*cannot hold a whole" -- \
+  "$mgen" sweep --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4
+out=$("$mgen" sweep --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4 2>/dev/null)
+grep -q "^0,1KiB,failed(2),.*cannot hold a whole" <<<"$out" || fail "no failed row: $out"
+grep -q "^1,16KiB,ok,packet," <<<"$out" || fail "the good configuration is missing: $out"
+expect 2 "at least one KEY=V1,V2" -- "$mgen" sweep -- nas is
+expect 2 "needs KEY=V1,V2" -- "$mgen" sweep --set router.vcs -- nas is
+expect 2 "which command" -- "$mgen" sweep --set router.vcs=2,4
+expect 2 "'info' cannot be swept" -- "$mgen" sweep --set router.vcs=2,4 -- info
+expect 2 "unknown option --bogus" -- "$mgen" sweep --set router.vcs=2,4 --bogus nas is
+expect 2 "drop --report" -- "$mgen" sweep --set router.vcs=2,4 -- nas is --report x.json
+expect 2 "router.vcs is swept and also set" -- "$mgen" sweep --set router.vcs=2,4 -- nas is --set router.vcs=3
+expect 2 "not 'all' nor --sweep-ranks" -- "$mgen" sweep --set router.vcs=2,4 -- nas all -n 4
+expect 2 "swept twice" -- "$mgen" sweep --set router.vcs=2 --set router.vcs=4 -- nas is
+expect 2 "an empty value" -- "$mgen" sweep --set router.vcs=2,,4 -- nas is
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "sweep: all checks passed"

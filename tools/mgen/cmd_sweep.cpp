@@ -1,0 +1,623 @@
+// mgen sweep --set KEY=V1,V2 [--set ...] -- run|nas|traffic ...: the cross product of the
+// swept machine keys, each configuration an independent `mgen` process (local cores, or the
+// processes of an `mpiexec` launch), and one CSV of every run's key figures, in configuration
+// order whichever process ran it and whenever it finished.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_common.hpp"
+
+extern char** environ;
+
+namespace mgen::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct SweepCli {
+  std::vector<std::string> sets;
+  uint32_t jobs = 0;  // 0: one per core (one per process under mpiexec)
+  std::string csv = "-";
+  std::string plot;
+  std::string keep;
+  bool timing = false;
+};
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// "1,2,[4,4],'a,b'" -> 1 | 2 | [4,4] | 'a,b': commas inside brackets or quotes belong to the value.
+std::vector<std::string> split_values(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  char quote = 0;
+  for (char c : list) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<Axis> parse_axes(const std::vector<std::string>& sets) {
+  std::vector<Axis> axes;
+  for (const std::string& s : sets) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) bad_option("--set", "needs KEY=V1,V2,...", s);
+    Axis a{s.substr(0, eq), split_values(s.substr(eq + 1))};
+    for (const std::string& v : a.values) {
+      if (v.empty()) bad_option("--set", "an empty value in the list", s);
+    }
+    for (const Axis& b : axes) {
+      if (b.key == a.key) bad_option("--set", "the key is swept twice", s);
+    }
+    axes.push_back(std::move(a));
+  }
+  if (axes.empty()) throw std::invalid_argument("--set: at least one KEY=V1,V2,... to sweep");
+  return axes;
+}
+
+// Configuration i of the cross product: one value per axis, the last axis varying fastest.
+std::vector<std::string> configuration(const std::vector<Axis>& axes, size_t i) {
+  std::vector<std::string> v(axes.size());
+  for (size_t a = axes.size(); a-- > 0;) {
+    v[a] = axes[a].values[i % axes[a].values.size()];
+    i /= axes[a].values.size();
+  }
+  return v;
+}
+
+// The command after `--`: which subcommand, and what a sweep cannot take from it.
+void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>& axes) {
+  if (cmd.empty())
+    throw std::invalid_argument("sweep: which command? mgen sweep --set KEY=V1,V2 -- run|nas|traffic ...");
+  const std::string& sub = cmd[0];
+  if (sub.starts_with("-")) {
+    throw std::invalid_argument(fmt::format(
+        "sweep: unknown option {} (mgen sweep --help lists them; the command to sweep comes after them)", sub));
+  }
+  if (sub != "run" && sub != "nas" && sub != "traffic") {
+    throw std::invalid_argument(
+        fmt::format("sweep: '{}' cannot be swept; the command after -- must be run, nas or traffic", sub));
+  }
+  // `run`'s options that take a value: its first other word is PROGRAM, and the rest is the
+  // program's own (a program may well take a --report of its own).
+  const std::vector<std::string> valued{"-n",          "--ranks",     "-c",      "--config",   "--set",
+                                        "--ppn",       "--placement", "--stack", "--timeline", "--paraver",
+                                        "--links-csv", "--links",     "--plot",  "--otf2",     "--report"};
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    const std::string& a = cmd[i];
+    if (sub == "run" && !a.starts_with("-")) break;  // PROGRAM
+    if (a == "--report" || a.starts_with("--report=")) {
+      throw std::invalid_argument(
+          "sweep: the sweep writes each run's report itself; drop --report (--keep DIR keeps them)");
+    }
+    if (sub == "nas" && (a == "all" || a == "--sweep-ranks" || a.starts_with("--sweep-ranks="))) {
+      throw std::invalid_argument(
+          "sweep: one NAS job per configuration: not 'all' nor --sweep-ranks (sweep -n instead)");
+    }
+    std::string set;
+    if (a == "--set" && i + 1 < cmd.size()) set = cmd[i + 1];
+    if (a.starts_with("--set=")) set = a.substr(6);
+    for (const Axis& ax : axes) {
+      if (set.starts_with(ax.key + "=")) {
+        throw std::invalid_argument(fmt::format("sweep: {} is swept and also set in the command ({})", ax.key, set));
+      }
+    }
+    if (sub == "run" && std::find(valued.begin(), valued.end(), a) != valued.end()) ++i;  // its value
+  }
+}
+
+// The environment of a child: the launcher's process-manager variables removed, so that a
+// child never takes itself for a process of the launch.
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string v = *e;
+    if (v.starts_with("PMI_") || v.starts_with("PMIX_") || v.starts_with("HYDRA_") || v.starts_with("HYDI_") ||
+        v.starts_with("OMPI_") || v.starts_with("MPI_LOCAL")) {
+      continue;
+    }
+    env.push_back(v);
+  }
+  return env;
+}
+
+struct Outcome {
+  size_t index = 0;
+  int status = 0;     // the child's exit status (128 + signal when killed)
+  double cpu_s = 0;   // user + system CPU of the child
+  json report;        // its JSON report, or null
+  std::string error;  // the first line of its standard error when it failed
+  std::string log;    // its standard error's file (kept when it failed)
+};
+
+// The configurations this process runs, `jobs` at a time; each writes its report and logs in
+// `dir`.
+std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const std::vector<Axis>& axes,
+                                        const std::vector<std::string>& cmd, const fs::path& dir, uint32_t jobs) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::vector<std::string> env_strings = child_environment();
+  std::vector<char*> envp;
+  for (const std::string& e : env_strings)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  std::vector<Outcome> out;
+  std::map<pid_t, size_t> running;  // pid -> configuration
+  size_t next = 0, done = 0;
+  auto start = [&](size_t i) {
+    std::vector<std::string> args{self, cmd[0]};
+    const std::vector<std::string> values = configuration(axes, i);
+    for (size_t a = 0; a < axes.size(); ++a) {
+      args.push_back("--set");
+      args.push_back(axes[a].key + "=" + values[a]);
+    }
+    const fs::path report = dir / fmt::format("config-{}.json", i);
+    fs::remove(report);  // a kept directory's earlier sweep must not answer for a run that fails
+    args.push_back("--report");
+    args.push_back(report.string());
+    args.insert(args.end(), cmd.begin() + 1, cmd.end());
+    std::vector<char*> argv;
+    for (std::string& s : args)
+      argv.push_back(s.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    const std::string out_log = (dir / fmt::format("config-{}.out", i)).string();
+    const std::string err_log = (dir / fmt::format("config-{}.err", i)).string();
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) throw std::runtime_error(fmt::format("sweep: cannot start {}: {}", self, std::strerror(rc)));
+    running[pid] = i;
+  };
+  while (done < mine.size()) {
+    while (running.size() < jobs && next < mine.size())
+      start(mine[next++]);
+    int wstatus = 0;
+    rusage ru{};
+    const pid_t pid = wait4(-1, &wstatus, 0, &ru);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(fmt::format("sweep: waiting for runs: {}", std::strerror(errno)));
+    }
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    Outcome o;
+    o.index = it->second;
+    running.erase(it);
+    o.log = (dir / fmt::format("config-{}.err", o.index)).string();
+    o.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    o.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+              static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    std::ifstream report(dir / fmt::format("config-{}.json", o.index));
+    if (report) {
+      try {
+        o.report = json::parse(report);
+      } catch (const json::exception&) {
+        o.report = nullptr;
+      }
+    }
+    if (o.status != 0) {
+      std::ifstream err(dir / fmt::format("config-{}.err", o.index));
+      std::string line;
+      while (std::getline(err, line)) {
+        if (line.find("error") != std::string::npos || o.error.empty()) o.error = line;
+        if (line.find("error") != std::string::npos) break;
+      }
+      if (o.error.empty()) o.error = fmt::format("exit status {}", o.status);
+    }
+    ++done;
+    {
+      std::string what;
+      const std::vector<std::string> values = configuration(axes, o.index);
+      for (size_t a = 0; a < axes.size(); ++a)
+        what += fmt::format("{}{}={}", a ? " " : "", axes[a].key, values[a]);
+      std::string result = o.status != 0 ? "FAILED: " + o.error
+                           : o.report.contains("predicted_time_s")
+                               ? "predicted " + seconds(o.report["predicted_time_s"].get<double>())
+                               : "done";
+      fmt::print(stderr, "sweep: [{}/{}] config {}: {}: {} ({:.2f} s CPU)\n", done, mine.size(), o.index, what, result,
+                 o.cpu_s);
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- processes of an mpiexec launch
+
+// The launch this process belongs to (MPICH's Hydra or Open MPI set these for each process).
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+// MPICH's library, opened for this command only (local symbols: the rank programs `mgen run`
+// loads use libmgen's MPI, never this one). The handles are MPICH's ABI constants.
+class Mpich {
+ public:
+  Mpich() {
+    for (const char* name : {"libmpich.so.12", "libmpi.so.12", "libmpich.so", "libmpi.so"}) {
+      lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib_) break;
+    }
+    if (!lib_) {
+      throw std::runtime_error(
+          "sweep: started by mpiexec, but MPICH's library (libmpich.so.12) cannot be opened: apt-get install "
+          "libmpich12");
+    }
+    init_ = sym<int (*)(int*, char***)>("MPI_Init");
+    finalize_ = sym<int (*)()>("MPI_Finalize");
+    rank_ = sym<int (*)(int, int*)>("MPI_Comm_rank");
+    size_ = sym<int (*)(int, int*)>("MPI_Comm_size");
+    gather_ = sym<int (*)(const void*, int, int, void*, int, int, int, int)>("MPI_Gather");
+    gatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int, int)>("MPI_Gatherv");
+    if (init_(nullptr, nullptr) != 0) throw std::runtime_error("sweep: MPI_Init failed");
+  }
+  ~Mpich() { finalize_(); }
+  Mpich(const Mpich&) = delete;
+  Mpich& operator=(const Mpich&) = delete;
+  int rank() const {
+    int r = 0;
+    rank_(kCommWorld, &r);
+    return r;
+  }
+  int size() const {
+    int s = 1;
+    size_(kCommWorld, &s);
+    return s;
+  }
+  // Every process's `text`, concatenated in rank order, at rank 0 (empty elsewhere).
+  std::string gather(const std::string& text) const {
+    const int n = size();
+    const int len = static_cast<int>(text.size());
+    std::vector<int> lens(n), offsets(n);
+    gather_(&len, 1, kInt, lens.data(), 1, kInt, 0, kCommWorld);
+    std::string all;
+    if (rank() == 0) {
+      int total = 0;
+      for (int r = 0; r < n; ++r) {
+        offsets[r] = total;
+        total += lens[r];
+      }
+      all.resize(static_cast<size_t>(total));
+    }
+    gatherv_(text.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, 0, kCommWorld);
+    return all;
+  }
+
+ private:
+  static constexpr int kCommWorld = 0x44000000;
+  static constexpr int kChar = 0x4c000101;
+  static constexpr int kInt = 0x4c000405;
+  template <class F>
+  F sym(const char* name) {
+    void* p = dlsym(lib_, name);
+    if (!p) throw std::runtime_error(fmt::format("sweep: MPICH's library has no {}", name));
+    return reinterpret_cast<F>(p);
+  }
+  void* lib_ = nullptr;
+  int (*init_)(int*, char***) = nullptr;
+  int (*finalize_)() = nullptr;
+  int (*rank_)(int, int*) = nullptr;
+  int (*size_)(int, int*) = nullptr;
+  int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
+  int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
+};
+
+json outcome_json(const Outcome& o) {
+  return json{{"index", o.index},   {"status", o.status}, {"cpu_s", o.cpu_s},
+              {"report", o.report}, {"error", o.error},   {"log", o.log}};
+}
+
+Outcome outcome_from(const json& j) {
+  Outcome o;
+  o.index = j["index"].get<size_t>();
+  o.status = j["status"].get<int>();
+  o.cpu_s = j["cpu_s"].get<double>();
+  o.report = j["report"];
+  o.error = j["error"].get<std::string>();
+  o.log = j["log"].get<std::string>();
+  return o;
+}
+
+// ---------------------------------------------------------------- the CSV
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c == '\n' ? ' ' : c;
+  }
+  return q + "\"";
+}
+
+std::string num(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "";
+  const json& v = j[key];
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number()) return fmt::format("{:.9g}", v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string status_text(const Outcome& o) {
+  if (o.status == 0) return "ok";
+  return fmt::format("failed({})", o.status);
+}
+
+// One table for every configuration, in configuration order. Jobs (run, nas): a row each;
+// traffic: a row per offered load.
+std::string make_csv(const std::string& sub, const std::vector<Axis>& axes, const std::vector<Outcome>& outcomes,
+                     bool timing) {
+  std::string head = "config";
+  for (const Axis& a : axes)
+    head += "," + csv_field(a.key);
+  std::vector<const char*> fields;
+  if (sub == "traffic") {
+    fields = {"offered",        "accepted",  "latency_mean_ns", "latency_p50_ns",
+              "latency_p99_ns", "saturated", "events",          "packet_hops"};
+    head += ",status";
+  } else {
+    fields = {"backend", "predicted_time_s", "predicted_ps", "events", "messages", "bytes", "packet_hops"};
+    if (sub == "nas") {
+      fields.push_back("npb_time_s");
+      fields.push_back("mops_total");
+    }
+    head += ",status";
+  }
+  for (const char* f : fields)
+    head += std::string(",") + f;
+  if (timing) head += ",wall_s,cpu_s";
+  head += ",error\n";
+  std::string out = head;
+  for (const Outcome& o : outcomes) {
+    std::string prefix = std::to_string(o.index);
+    for (const std::string& v : configuration(axes, o.index))
+      prefix += "," + csv_field(v);
+    prefix += "," + status_text(o);
+    auto tail = [&] {
+      std::string t;
+      if (timing) t += "," + num(o.report, "wall_s") + fmt::format(",{:.3f}", o.cpu_s);
+      return t + "," + csv_field(o.error) + "\n";
+    };
+    if (sub == "traffic" && o.report.is_object() && o.report.contains("points") && !o.report["points"].empty()) {
+      for (const json& p : o.report["points"]) {
+        std::string row = prefix;
+        for (const char* f : fields)
+          row += "," + num(p, f);
+        out += row + tail();
+      }
+      continue;
+    }
+    std::string row = prefix;
+    for (const char* f : fields)
+      row += "," + num(o.report, f);
+    out += row + tail();
+  }
+  return out;
+}
+
+// --plot PREFIX: PREFIX.png. Jobs: the prediction (NAS: NPB's time) at each value of the first
+// swept key, a line per combination of the others. Traffic: mean latency against offered load,
+// a line per configuration.
+void plot_sweep(const std::string& prefix, const std::vector<std::string>& cmd, const std::vector<Axis>& axes,
+                const std::vector<Outcome>& outcomes) {
+  const bool traffic = cmd[0] == "traffic";
+  auto label = [&](size_t config, size_t from) {
+    std::string t;
+    const std::vector<std::string> v = configuration(axes, config);
+    for (size_t a = from; a < axes.size(); ++a)
+      t += fmt::format("{}{}={}", t.empty() ? "" : " ", axes[a].key, v[a]);
+    return t;
+  };
+  const std::string data = prefix + ".dat";
+  // Jobs: outcome x * lines + c is value x of the first key in line c.
+  const size_t lines = traffic ? outcomes.size() : outcomes.size() / axes[0].values.size();
+  std::vector<std::string> titles;
+  {
+    std::ofstream out(data);
+    for (size_t c = 0; c < lines; ++c) {
+      if (traffic) {
+        titles.push_back(label(c, 0));
+        const json& r = outcomes[c].report;
+        if (r.is_object() && r.contains("points")) {
+          for (const json& p : r["points"])
+            out << num(p, "offered") << " " << num(p, "latency_mean_ns") << "\n";
+        }
+      } else {
+        titles.push_back(axes.size() > 1 ? label(c, 1) : "predicted");
+        for (size_t x = 0; x < axes[0].values.size(); ++x) {
+          const std::string y =
+              num(outcomes[x * lines + c].report, cmd[0] == "nas" ? "npb_time_s" : "predicted_time_s");
+          out << x << " \"" << axes[0].values[x] << "\" " << (y.empty() ? "NaN" : y) << "\n";
+        }
+      }
+      out << "\n\n";
+    }
+  }
+  auto quote_free = [](std::string t) {
+    for (char& ch : t) {
+      if (ch == '\'' || ch == '"') ch = ' ';
+    }
+    return t;
+  };
+  std::string plots;
+  for (size_t c = 0; c < lines; ++c) {
+    plots += fmt::format("{}'{}' index {} using {} with linespoints title '{}'", c ? ", " : "", data, c,
+                         traffic ? "1:2" : "1:3:xtic(2)", quote_free(titles[c]));
+  }
+  std::string command;
+  for (const std::string& w : cmd)
+    command += (command.empty() ? "" : " ") + w;
+  const std::string ylabel = traffic ? "mean latency (ns)" : cmd[0] == "nas" ? "NPB time (s)" : "predicted (s)";
+  const std::string xlabel = traffic ? "offered load" : axes[0].key;
+  const std::string script = fmt::format(
+      "set terminal pngcairo size 900,600 noenhanced; set output '{}.png'; set xlabel '{}'; set ylabel '{}';"
+      "set format y '%.4g'; set grid; set key outside bottom center; set title 'mgen sweep: {}'; plot {}",
+      prefix, xlabel, ylabel, quote_free(command), plots);
+  const std::string gnuplot = fmt::format("gnuplot -e \"{}\"", script);
+  if (std::system(gnuplot.c_str()) != 0) throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
+  std::remove(data.c_str());
+}
+
+int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
+  const std::vector<Axis> axes = parse_axes(o.sets);
+  check_command(cmd, axes);
+  size_t total = 1;
+  for (const Axis& a : axes)
+    total *= a.values.size();
+
+  const int launch_size = env_int("PMI_SIZE", env_int("OMPI_COMM_WORLD_SIZE", 1));
+  std::unique_ptr<Mpich> mpi;
+  int rank = 0, size = 1;
+  if (launch_size > 1) {
+    mpi = std::make_unique<Mpich>();
+    rank = mpi->rank();
+    size = mpi->size();
+  }
+  uint32_t jobs = o.jobs;
+  if (jobs == 0) jobs = size > 1 ? 1 : std::max(1u, std::thread::hardware_concurrency());
+
+  // Each process's share: configurations rank, rank + size, ...
+  std::vector<size_t> mine;
+  for (size_t i = static_cast<size_t>(rank); i < total; i += static_cast<size_t>(size))
+    mine.push_back(i);
+
+  fs::path dir;
+  const bool keep = !o.keep.empty();
+  if (keep) {
+    dir = fs::path(o.keep);
+    fs::create_directories(dir);
+  } else {
+    std::string tmpl = (fs::temp_directory_path() / "mgen-sweep.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("sweep: cannot make a directory in {}", tmpl));
+    dir = tmpl;
+  }
+  if (rank == 0) {
+    fmt::print(stderr, "sweep: {} configurations of `mgen {}`, {} at a time{}; logs in {}\n", total, cmd[0], jobs,
+               size > 1 ? fmt::format(" in each of {} processes", size) : "", dir.string());
+  }
+  std::vector<Outcome> outcomes = run_configurations(mine, axes, cmd, dir, jobs);
+
+  if (mpi) {
+    std::string mine_text;
+    for (const Outcome& oc : outcomes)
+      mine_text += outcome_json(oc).dump() + "\n";
+    const std::string all = mpi->gather(mine_text);
+    if (rank != 0) {
+      int worst = 0;
+      for (const Outcome& oc : outcomes)
+        worst = worst ? worst : oc.status;
+      if (!keep && worst == 0) fs::remove_all(dir);  // a failed run's logs stay for rank 0's message
+      return worst;
+    }
+    outcomes.clear();
+    size_t pos = 0;
+    while (pos < all.size()) {
+      const size_t end = all.find('\n', pos);
+      outcomes.push_back(outcome_from(json::parse(all.substr(pos, end - pos))));
+      pos = end + 1;
+    }
+  }
+  std::sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) { return a.index < b.index; });
+
+  const std::string csv = make_csv(cmd[0], axes, outcomes, o.timing);
+  if (o.csv == "-") {
+    fmt::print("{}", csv);
+  } else {
+    std::ofstream out(o.csv);
+    if (!out) throw std::runtime_error(fmt::format("sweep: cannot write {}", o.csv));
+    out << csv;
+    fmt::print(stderr, "sweep: {} rows in {}\n", outcomes.size(), o.csv);
+  }
+  if (!o.plot.empty()) {
+    plot_sweep(o.plot, cmd, axes, outcomes);
+    fmt::print(stderr, "sweep: plot {}.png\n", o.plot);
+  }
+  int worst = 0;
+  size_t failed = 0;
+  for (const Outcome& oc : outcomes) {
+    if (oc.status == 0) continue;
+    ++failed;
+    if (worst == 0) worst = oc.status;
+    fmt::print(stderr, "sweep: config {} failed (exit status {}): {}\n  its log: {}\n", oc.index, oc.status, oc.error,
+               oc.log);
+  }
+  if (failed > 0) {
+    fmt::print(stderr, "sweep: {} of {} configurations failed\n", failed, total);
+  } else if (!keep) {
+    fs::remove_all(dir);
+  }
+  return worst;
+}
+
+}  // namespace
+
+Runner add_sweep(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "sweep",
+      "run a command over the cross product of machine keys: mgen sweep --set router.vc_buffer=4KiB,16KiB -- run ...");
+  auto o = std::make_shared<SweepCli>();
+  sub->add_option("--set", o->sets,
+                  "a key and its values, KEY=V1,V2,... (repeatable; commas inside [...] or quotes belong to a value)")
+      ->type_name("KEY=V1,V2")
+      ->allow_extra_args(false);
+  sub->add_option("-j,--jobs", o->jobs, "runs at a time in this process (default: one per core; 1 under mpiexec)")
+      ->check(check::whole(1, 4096));
+  sub->add_option("--csv", o->csv, "write the table to FILE (default '-': standard output)");
+  sub->add_option("--plot", o->plot, "PREFIX.png: the prediction against the first swept key (gnuplot)");
+  sub->add_option("--keep", o->keep, "keep every run's JSON report and logs in DIR");
+  sub->add_flag("--timing", o->timing, "add wall_s and cpu_s columns (they differ from run to run)");
+  // The command to sweep, from its first word on (run, nas, traffic), with or without `--`.
+  sub->prefix_command();
+  sub->allow_extras();
+  sub->footer("The command: mgen sweep [OPTIONS] [--] run|nas|traffic ARGS...");
+  return [o, sub] {
+    std::vector<std::string> cmd = sub->remaining();
+    if (!cmd.empty() && cmd[0] == "--") cmd.erase(cmd.begin());
+    return run_sweep(*o, cmd);
+  };
+}
+
+}  // namespace mgen::cli
