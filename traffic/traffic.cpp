@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <memory>
 #include <stdexcept>
 
 namespace mgen::traffic {
@@ -64,7 +65,17 @@ class Generator : public net::MessageSink {
       schedule_next(e, Time::zero());
     if (options_.steady_events) return run_steady(wall_start);
     const Time limit = window_end_ + options_.drain_limit;
-    auto step = [this](const Event& ev) {
+    std::unique_ptr<net::PartitionModel> model;
+    if (!options_.partition_model.empty()) {
+      if (std::string(net_.backend_name()) != "packet") {
+        throw std::invalid_argument(fmt::format(
+            "--partition-model models the partitioned packet network; this run's backend is {}", net_.backend_name()));
+      }
+      model = std::make_unique<net::PartitionModel>(t, options_.partition_model);
+    }
+    auto step = [this, &model, &t](const Event& ev) {
+      if (model) [[unlikely]]
+        model->observe(ev.time, net_.owns(ev.kind) ? net_.event_router(ev) : t.endpoint_router(ev.target));
       handle(ev);
       if (engine_.now() >= window_end_ && outstanding_ == 0) engine_.stop();
     };
@@ -106,6 +117,11 @@ class Generator : public net::MessageSink {
     }
     r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
     r.links = net_.links();
+    if (model) {
+      r.partition_model = model->rows();
+      r.partition_network_events = model->network_events();
+      r.partition_model_s = model->seconds();
+    }
     finish(r, wall_start);
     return r;
   }

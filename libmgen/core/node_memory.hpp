@@ -34,6 +34,11 @@ class NodeMemory {
     return network_.owns(kind) || kinds_.contains(kind);
   }  // network first: most events are its
   void dispatch(const simcore::Event& e);
+  // The partition model's owner of `e` (NetworkModel::event_router; a copy: its destination's).
+  uint32_t event_router(const simcore::Event& e) const {
+    if (network_.owns(e.kind)) return network_.event_router(e);
+    return e.target < network_.topology().endpoints() ? network_.topology().endpoint_router(e.target) : net::kNoId;
+  }
 
   uint64_t copies() const { return copies_; }  // messages that stayed inside a node
 

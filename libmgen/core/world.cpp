@@ -176,6 +176,18 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
     });
   });
   check_fault();
+  if (!job_.partition_model.empty()) {
+    if (std::string(network_.backend_name()) != "packet") {
+      throw std::invalid_argument(
+          fmt::format("--partition-model models the partitioned packet network; this run's backend is {} (--set "
+                      "network.backend=packet)",
+                      network_.backend_name()));
+    }
+    std::vector<uint32_t> weight(network_.topology().routers(), 0);
+    for (const Rank& r : ranks_)
+      ++weight[network_.topology().endpoint_router(r.endpoint)];
+    partition_model_ = std::make_unique<net::PartitionModel>(network_.topology(), job_.partition_model, weight);
+  }
   for (Rank& r : ranks_)
     wake(r);
   // Every 65,536 events: the memory check, and the progress callback (which decides whether to
@@ -183,6 +195,8 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   // Every event: whether SIGINT or SIGTERM asked to stop.
   engine_.run(
       [&, countdown = uint64_t{1} << 16](const simcore::Event& e) mutable {
+        if (partition_model_) [[unlikely]]
+          partition_model_->observe(e.time, event_router(e));
         dispatch(e);
         if (runtime::interrupt_signal() != 0) [[unlikely]]
           interrupted();
@@ -286,6 +300,15 @@ void World::run_helper(uint32_t id) {
   // The host's time spent posting is the rank's; waiting was not (the program went on).
   ranks_[h.rank].stats.overhead += h.stats.overhead;
   if (!stopping_) h.outbox.push_back(Op{h.clock, OpKind::kDone, h.done});
+}
+
+uint32_t World::event_router(const simcore::Event& e) {
+  if (transport_.owns(e.kind)) return transport_.event_router(e);
+  if (e.kind - kinds_.begin == kRankOps) {
+    const RankId rank = exec(e.target).rank;
+    return network_.topology().endpoint_router(ranks_[rank].endpoint);
+  }
+  return net::kNoId;  // a batch of rank resumptions: any rank's
 }
 
 void World::dispatch(const simcore::Event& e) {

@@ -141,6 +141,8 @@ class World : public net::MessageSink {
 
   // Runs `main` on every rank to the end (or to the first error or a deadlock).
   RunOutcome run(const RankMain& main, int argc, char** argv, const Progress& progress = {});
+  // After run(), when JobConfig::partition_model: the model's measurements; else null.
+  net::PartitionModel* partition_model() { return partition_model_.get(); }
 
   // The world of the run in progress on this thread, and the rank whose fiber is running.
   static World* active();
@@ -270,6 +272,8 @@ class World : public net::MessageSink {
   void guarded(uint32_t id, const std::function<void()>& body);
   void run_helper(uint32_t id);  // a helper fiber's body
   void dispatch(const simcore::Event& e);
+  // The router whose block a partitioned run would handle `e` in (the partition model).
+  uint32_t event_router(const simcore::Event& e);
   void wake(Exec& r);
   void resume_batch();
   void process_ops(uint32_t id);
@@ -327,6 +331,7 @@ class World : public net::MessageSink {
   std::vector<Transfer> transfers_;
   uint32_t free_transfer_ = kNone;
   std::unique_ptr<runtime::FiberRuntime> fibers_;
+  std::unique_ptr<net::PartitionModel> partition_model_;  // JobConfig::partition_model
   uint32_t current_ = kNone;
   std::vector<uint32_t> waking_, batch_;  // contexts to resume at the current instant, in wake order
   bool resume_scheduled_ = false;

@@ -67,6 +67,11 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     r.message_log.push_back(MessageEvent{m.src, m.dst, m.send_posted.seconds(), m.sent.seconds(),
                                          m.recv_posted.seconds(), m.received.seconds(), m.bytes, m.tag, m.collective});
   }
+  if (net::PartitionModel* pm = world.partition_model()) {
+    r.partition_model = pm->rows();
+    r.partition_network_events = pm->network_events();
+    r.partition_model_s = pm->seconds();
+  }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;
 }

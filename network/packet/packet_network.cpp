@@ -906,6 +906,18 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);
 }
 
+uint32_t PacketNetwork::event_router(const Event& e) const {
+  switch (e.kind - kinds_.begin) {
+    case kCreditArrive:
+    case kRouterWake:
+    case kHeadReady:
+    case kRouterStep:
+      return e.target;
+    default:  // the NIC's events: its endpoint's router
+      return e.target < topo_.endpoints() ? topo_.endpoint_router(e.target) : kNoId;
+  }
+}
+
 std::string PacketNetwork::describe_stuck(size_t limit) const {
   std::string out;
   size_t lines = 0;

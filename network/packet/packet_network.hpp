@@ -85,6 +85,7 @@ class PacketNetwork final : public Backend {
   const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
   uint64_t in_flight() const override { return live_packets_; }
   std::string describe_stuck(size_t limit) const override;
+  uint32_t event_router(const simcore::Event& e) const override;
 
  private:
   // The body of the constructor reads the machine through these names.

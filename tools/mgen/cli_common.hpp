@@ -57,11 +57,16 @@ struct JobOptions {
   std::string links_csv, plot;  // --links-csv FILE, --plot PREFIX
   bool calls = false;           // --calls: per-rank, per-function tables
   std::string otf2;             // DIR: the predicted run as an OTF2 archive (otf2.hpp)
+  // --partition-model [LIST]: partition counts to model ("off" when not given; empty: the
+  // default counts).
+  std::string partition_model = "off";
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
 };
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
+// --partition-model's list ("" gives 2, 4, ..., 1024); refuses anything but counts from 2.
+std::vector<uint32_t> partition_counts(const std::string& list);
 
 // Progress of a simulation on standard error, unless quiet: on a terminal a line rewritten in
 // place that the program's output never shares a row with (terminal_line.hpp; cleared by the

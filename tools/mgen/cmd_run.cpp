@@ -267,7 +267,33 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_option("--otf2", otf2,
                  "write the predicted run as an OTF2 archive DIR/traces.otf2 (Vampir, otf2-print): regions per "
                  "call, point-to-point and collective events, the simulated clock in picoseconds");
+  sub.add_option("--partition-model", partition_model,
+                 "after the run, what a packet network partitioned over cores would gain: windows, events per "
+                 "window, imbalance and speedups for these partition counts (default 2,4,...,1024)")
+      ->expected(0, 1)
+      ->type_name("[LIST]");
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
+}
+
+// --partition-model's counts: a comma list of counts from 2, or the default 2, 4, ..., 1024.
+std::vector<uint32_t> partition_counts(const std::string& list) {
+  std::vector<uint32_t> out;
+  if (list.empty()) {
+    for (uint32_t p = 2; p <= 1024; p *= 2)
+      out.push_back(p);
+    return out;
+  }
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || end != item.data() + item.size() || ec != std::errc() || v < 2 || v > (1u << 24)) {
+      bad_option("--partition-model", fmt::format("'{}' is not a partition count from 2", item), list);
+    }
+    out.push_back(static_cast<uint32_t>(v));
+  }
+  return out;
 }
 
 // The run stops before the kernel's out-of-memory killer would end it: at what this process
@@ -305,6 +331,7 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.timeline = !o.timeline.empty() || !o.paraver.empty();
   job.message_log = !o.paraver.empty();
   job.call_log = !o.otf2.empty();
+  if (o.partition_model != "off") job.partition_model = partition_counts(o.partition_model);
   set_memory_limit(job);
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;
@@ -474,6 +501,10 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
+  if (!r.partition_model.empty()) {
+    fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
+                                                r.partition_model_s));
+  }
 }
 
 int failure_exit_status(const mpi::RunReport& r) {

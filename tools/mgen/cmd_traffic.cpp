@@ -30,6 +30,7 @@ struct TrafficCli {
   std::string report;
   std::string links_csv;
   std::string plot;
+  std::string partition_model = "off";  // --partition-model [LIST] (cli_common.hpp's partition_counts)
 };
 
 // The busiest links of a run, and the whole list as CSV on request.
@@ -123,6 +124,7 @@ int run_traffic(const TrafficCli& o) {
   t.seed = o.seed;
   t.hotspot_fraction = o.hotspot_fraction;
   t.hotspot = o.hotspot;
+  if (o.partition_model != "off") t.partition_model = partition_counts(o.partition_model);
   const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
 
   const uint64_t size = t.message_size.count() ? t.message_size.count() : m.network.nic.packet_payload.count();
@@ -145,6 +147,10 @@ int run_traffic(const TrafficCli& o) {
     fmt::print("{:8.3f} {:9.3f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:9} {:11} {:8.2f}{}\n", r.offered, r.accepted,
                r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
                r.saturated ? "  saturated" : "");
+    if (!r.partition_model.empty()) {
+      fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
+                                                  r.partition_model_s));
+    }
     std::fflush(stdout);
     points.push_back(result_json(r));
     if (!o.links_csv.empty()) write_links_csv(o.links_csv, r.links, r.simulated_s());  // the last point's links
@@ -205,6 +211,11 @@ Runner add_traffic(CLI::App& app) {
   sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)")
       ->check(check::whole(0, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
+  sub->add_option("--partition-model", o->partition_model,
+                  "after each load, what a packet network partitioned over cores would gain: windows, events per "
+                  "window, imbalance and speedups for these partition counts (default 2,4,...,1024)")
+      ->expected(0, 1)
+      ->type_name("[LIST]");
   sub->add_option("--plot", o->plot,
                   "draw the latency-load curve with gnuplot: PREFIX-latency.png (latency and accepted load "
                   "against offered load)");

@@ -9,6 +9,7 @@
 #include "mgen/mpi/config.hpp"
 #include "mgen/net/config.hpp"
 #include "mgen/net/network.hpp"
+#include "mgen/net/partition_model.hpp"
 
 namespace mgen::mpi {
 
@@ -38,6 +39,9 @@ struct JobConfig {
   // in the pass that reaches it.
   uint64_t memory_limit = 0;
   std::string memory_source;  // where the limit comes from, for the message
+  // The partition model (mgen/net/partition_model.hpp) for these partition counts: what a run
+  // partitioned over that many cores would gain (packet backend only). Empty: not modelled.
+  std::vector<uint32_t> partition_model;
 };
 
 struct MachineSetup {
@@ -160,6 +164,11 @@ struct RunReport {
   std::vector<MessageEvent> message_log;         // when JobConfig::message_log, in order of receipt
   std::vector<std::vector<CallEvent>> call_log;  // when JobConfig::call_log, per rank
   std::vector<CommMembers> comms;                // the communicators call_log names
+  // When JobConfig::partition_model: a row per partition count, and the network's share of
+  // the events.
+  std::vector<net::PartitionModel::Row> partition_model;
+  uint64_t partition_network_events = 0;
+  double partition_model_s = 0;  // the model's own wall time, part of wall_s
 };
 
 // The collective algorithm registry, for `mgen info`: (collective, algorithm, description).

@@ -79,6 +79,10 @@ class Backend {
   virtual uint64_t in_flight() const = 0;
   // Where undelivered traffic is stuck, for deadlock reports (at most `limit` lines).
   virtual std::string describe_stuck(size_t /*limit*/) const { return ""; }
+  // The router whose block a partitioned run would handle `e` in (its own router, or the
+  // router of the endpoint it concerns): the partition model (partition_model.hpp). kNoId when
+  // the backend has no such notion.
+  virtual uint32_t event_router(const simcore::Event& /*e*/) const { return kNoId; }
 };
 
 struct BackendEntry {

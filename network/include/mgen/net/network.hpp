@@ -48,6 +48,7 @@ class NetworkModel {
   // Injects at engine.now(). A message of 0 bytes still sends one header-only packet.
   void inject(EndpointId src, EndpointId dst, Bytes size, uint64_t cookie) { backend_->inject(src, dst, size, cookie); }
   void dispatch(const simcore::Event& e) { backend_->dispatch(e); }
+  uint32_t event_router(const simcore::Event& e) const { return owns(e.kind) ? backend_->event_router(e) : kNoId; }
   void prefetch(const simcore::Event& e) const {
     if (owns(e.kind)) backend_->prefetch(e);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mgen/net/network.hpp"
+#include "mgen/net/partition_model.hpp"
 
 namespace mgen::traffic {
 
@@ -39,6 +40,9 @@ struct TrafficOptions {
   // Called about once per million events with the simulated time (seconds) and the events so
   // far, for a progress line; not called in benchmark mode.
   std::function<void(double, uint64_t)> progress;
+  // The partition model (mgen/net/partition_model.hpp) for these partition counts; empty: off.
+  // Not in benchmark mode.
+  std::vector<uint32_t> partition_model;
 };
 
 struct TrafficResult {
@@ -50,6 +54,9 @@ struct TrafficResult {
   bool saturated = false;  // measured messages left undelivered, or accepted well below offered
   uint64_t events = 0;
   uint64_t packet_hops = 0;
+  std::vector<net::PartitionModel::Row> partition_model;  // when TrafficOptions::partition_model
+  uint64_t partition_network_events = 0;
+  double partition_model_s = 0;  // the model's own wall time, part of wall_s
   Time simulated;
   double simulated_s() const { return simulated.seconds(); }
   double wall_s = 0;
