@@ -66,7 +66,7 @@ void validate(const NetworkConfig& c) {
   }
 }
 
-NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink)
+NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink, bool link_stats)
     : config_(config),
       topology_(Topology::build(config)),
       routing_(topology_, config.router),
@@ -75,7 +75,7 @@ NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config,
   if (entry_ == nullptr) validate(config_);  // names the unknown backend
   config_.backend = entry_->name;
   kinds_ = engine.reserve_kinds(entry_->event_kinds);
-  backend_ = entry_->make(BackendContext{engine, config_, topology_, routing_, sink, kinds_});
+  backend_ = entry_->make(BackendContext{engine, config_, topology_, routing_, sink, kinds_, link_stats});
   // Only an idle engine can change its calendar: a model built beside pending events keeps it.
   if (engine.idle()) engine.set_bucket_shift(entry_->bucket_shift);
 }

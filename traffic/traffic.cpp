@@ -39,7 +39,9 @@ bool is_cube(const net::Topology& t) {
 class Generator : public net::MessageSink {
  public:
   Generator(const net::NetworkConfig& config, const TrafficOptions& options)
-      : options_(options), net_(engine_, config, *this), generate_(engine_.reserve_kinds(1)[0]) {
+      : options_(options),
+        net_(engine_, config, *this, options.steady_events == 0),  // a benchmark reports no links
+        generate_(engine_.reserve_kinds(1)[0]) {
     const net::Topology& t = net_.topology();
     const uint64_t payload =
         options.message_size.count() ? options.message_size.count() : config.nic.packet_payload.count();

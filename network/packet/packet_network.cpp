@@ -34,6 +34,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
       injection_(routing.injection_vcs()),
       full_packet_time_(transfer_time(Bytes(payload_max_ + header_), topology.endpoint_bandwidth())),
       full_dma_time_(transfer_time(Bytes(payload_max_), dma_bw_)),
+      stats_(c.link_stats),
       reference_(config.router.reference),
       lookahead_(!routing.adaptive() && !config.router.reference),
       steps_(lookahead_ && config.router.trains),
@@ -44,7 +45,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   ports_.assign(ports, Port{});
   vc_.assign(ports << vc_shift_, PortVc{});
   credits_.assign(ports << vc_shift_, 0);
-  link_stats_.assign(ports, LinkStats{});
+  if (stats_) link_stats_.assign(ports, LinkStats{});
   const int32_t vc_buffer = static_cast<int32_t>(config.router.vc_buffer.count());
   const int32_t rx_buffer = static_cast<int32_t>(config.nic.rx_buffer.count());
   const Bytes full(payload_max_ + header_);
@@ -86,7 +87,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
     narrow_port_rings_.assign(ports, packet::NarrowRing{});
     narrow_nic_rings_.assign(topology.endpoints(), packet::NarrowRing{});
   }
-  nic_stats_.assign(topology.endpoints(), LinkStats{});
+  if (stats_) nic_stats_.assign(topology.endpoints(), LinkStats{});
   if (steps_) {
     link_queues_.assign(ports, LinkQueue{});
     horizon_.assign(topology.routers(), Time::max());
@@ -247,7 +248,7 @@ void PacketNetwork::prefetch(const Event& e) const {
         __builtin_prefetch(&ports_[out_gp]);
         __builtin_prefetch(&credits_[vc_index(out_gp, 0)]);
         prefetch_port_ring(out_gp);
-        __builtin_prefetch(&link_stats_[out_gp]);
+        if (stats_) __builtin_prefetch(&link_stats_[out_gp]);
       }
       // The grant returns this input's credit to the upstream router's output, or to the NIC.
       if (const uint32_t up = upstream_[gp]; up == kNoId) {
@@ -438,10 +439,12 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   const Time tail = simcore::max(head + link_time, ready);
   nic.link_busy = tail;
   credits[vc] -= static_cast<int32_t>(wire);
-  LinkStats& ls = nic_stats_[e];
-  ls.bytes += wire;
-  ++ls.packets;
-  ls.busy += tail - head;
+  if (stats_) {
+    LinkStats& ls = nic_stats_[e];
+    ls.bytes += wire;
+    ++ls.packets;
+    ls.busy += tail - head;
+  }
 
   const uint32_t pk = alloc_packet();
   Packet& p = packets_[pk];
@@ -872,10 +875,12 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   credits_[vc_index(out_gp, vc)] -= static_cast<int32_t>(p.wire);
   const uint32_t base = topo_.port_base(r);
   out.rr = iv - vc_index(base, 0);
-  LinkStats& ls = link_stats_[out_gp];
-  ls.bytes += p.wire;
-  ++ls.packets;
-  ls.busy += tail - head;
+  if (stats_) {
+    LinkStats& ls = link_stats_[out_gp];
+    ls.bytes += p.wire;
+    ++ls.packets;
+    ls.busy += tail - head;
+  }
   ++totals_.packet_hops;
 
   // The input buffer this packet leaves is free once its tail has gone: credit flows back.

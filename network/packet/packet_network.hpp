@@ -81,8 +81,8 @@ class PacketNetwork final : public Backend {
   void prefetch(const simcore::Event& e) const override;
 
   NetworkTotals totals() const override { return totals_; }
-  const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
-  const std::vector<LinkStats>* nic_link_stats() const override { return &nic_stats_; }
+  const std::vector<LinkStats>* router_link_stats() const override { return stats_ ? &link_stats_ : nullptr; }
+  const std::vector<LinkStats>* nic_link_stats() const override { return stats_ ? &nic_stats_ : nullptr; }
   uint64_t in_flight() const override { return live_packets_; }
   std::string describe_stuck(size_t limit) const override;
   uint32_t event_router(const simcore::Event& e) const override;
@@ -278,6 +278,7 @@ class PacketNetwork final : public Backend {
   Time dma_time(uint32_t payload) const {
     return payload == payload_max_ ? full_dma_time_ : simcore::transfer_time(Bytes(payload), dma_bw_);
   }
+  bool stats_;       // per-link statistics kept (BackendContext::link_stats)
   bool reference_;   // router.reference: the slow mode the fast paths are tested against
   bool lookahead_;   // routing does not read credits: route one hop ahead (not in reference mode)
   bool steps_;       // router.trains: router steps, with lookahead routing

@@ -58,6 +58,9 @@ struct BackendContext {
   const Routing& routing;
   MessageSink& sink;
   simcore::KindRange kinds;  // the event kinds the backend may schedule, reserved for it
+  // Keep per-link statistics (router_link_stats, nic_link_stats). Off only where nobody reads
+  // them: the traffic generator's benchmark mode.
+  bool link_stats = true;
 };
 
 class Backend {

@@ -36,8 +36,9 @@ struct LinkInfo {
 
 class NetworkModel {
  public:
-  // Reserves the backend's event kinds from `engine`.
-  NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink);
+  // Reserves the backend's event kinds from `engine`. `link_stats`: BackendContext::link_stats
+  // (without them, links() reports every link idle).
+  NetworkModel(simcore::Engine& engine, const NetworkConfig& config, MessageSink& sink, bool link_stats = true);
   ~NetworkModel();
   NetworkModel(const NetworkModel&) = delete;
   NetworkModel& operator=(const NetworkModel&) = delete;
