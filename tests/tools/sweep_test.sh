@@ -53,6 +53,30 @@ expect 0 "wall_s,cpu_s,error" -- "$mgen" sweep --timing --set router.vcs=2,4 --p
 [ -s "$work/nas.png" ] || fail "nas sweep --plot wrote no PNG"
 [ -s "$work/kept/config-1.json" ] || fail "--keep kept no report"
 
+# Runs that share the computer get a share of its memory (MGEN_MEMORY_SHARE: the memory
+# estimate before a run and the stop before the out-of-memory killer): 2 at a time, 2 each;
+# one at a time, none. A run that needs more than its share is refused with the share named.
+cat >"$work/env.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* share = getenv("MGEN_MEMORY_SHARE");
+  if (rank == 0) printf("share=%s\n", share ? share : "none");
+  MPI_Finalize();
+  return 0;
+}
+C
+"$build/mgen-cc" -O1 -o "$work/env" "$work/env.c"
+"$mgen" sweep --jobs 2 --keep "$work/share2" --set network.backend=packet,analytic -- run -n 2 "$work/env" >/dev/null 2>&1
+grep -q "share=2" "$work/share2/config-0.out" || fail "2 at a time: no MGEN_MEMORY_SHARE=2 in the run ($(cat "$work/share2/config-0.out"))"
+"$mgen" sweep --jobs 1 --keep "$work/share1" --set network.backend=packet,analytic -- run -n 2 "$work/env" >/dev/null 2>&1
+grep -q "share=none" "$work/share1/config-0.out" || fail "1 at a time: a share was set ($(cat "$work/share1/config-0.out"))"
+MGEN_MEMORY_SHARE=100000000 expect 2 "a 1/100000000 share \(MGEN_MEMORY_SHARE" -- "$mgen" nas is --class S -n 4
+
 # Failures: a row each, and a non-zero exit status naming the configuration.
 expect 2 "config 0 failed \(exit status 2\): .*router.vc_buffer.*cannot hold a whole" -- \
   "$mgen" sweep --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4

@@ -142,9 +142,12 @@ void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>&
 }
 
 // The environment of a child: the launcher's process-manager variables removed, so that a
-// child never takes itself for a process of the launch.
-std::vector<std::string> child_environment() {
+// child never takes itself for a process of the launch; and, when `share` runs use this
+// computer at once, MGEN_MEMORY_SHARE (unless the user set it): each run's memory estimate and
+// its stop before the out-of-memory killer count a 1/share part of the memory.
+std::vector<std::string> child_environment(uint32_t share) {
   std::vector<std::string> env;
+  if (share > 1 && !std::getenv("MGEN_MEMORY_SHARE")) env.push_back(fmt::format("MGEN_MEMORY_SHARE={}", share));
   for (char** e = environ; *e; ++e) {
     const std::string v = *e;
     if (v.starts_with("PMI_") || v.starts_with("PMIX_") || v.starts_with("HYDRA_") || v.starts_with("HYDI_") ||
@@ -168,9 +171,10 @@ struct Outcome {
 // The configurations this process runs, `jobs` at a time; each writes its report and logs in
 // `dir`.
 std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const std::vector<Axis>& axes,
-                                        const std::vector<std::string>& cmd, const fs::path& dir, uint32_t jobs) {
+                                        const std::vector<std::string>& cmd, const fs::path& dir, uint32_t jobs,
+                                        uint32_t share) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::vector<std::string> env_strings = child_environment();
+  const std::vector<std::string> env_strings = child_environment(share);
   std::vector<char*> envp;
   for (const std::string& e : env_strings)
     envp.push_back(const_cast<char*>(e.c_str()));
@@ -538,7 +542,10 @@ int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
     fmt::print(stderr, "sweep: {} configurations of `mgen {}`, {} at a time{}; logs in {}\n", total, cmd[0], jobs,
                size > 1 ? fmt::format(" in each of {} processes", size) : "", dir.string());
   }
-  std::vector<Outcome> outcomes = run_configurations(mine, axes, cmd, dir, jobs);
+  // Runs at once on this computer: this process's, times the launch's processes on this node.
+  const int local = std::max(1, env_int("MPI_LOCALNRANKS", env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1)));
+  const uint32_t share = jobs * static_cast<uint32_t>(local);
+  std::vector<Outcome> outcomes = run_configurations(mine, axes, cmd, dir, jobs, share);
 
   if (mpi) {
     std::string mine_text;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -185,6 +186,13 @@ HostMemory host_memory() {
       h.bytes = left;
       h.source = "ulimit -v less what is mapped";
       h.address_space = true;
+    }
+  }
+  if (const char* env = std::getenv("MGEN_MEMORY_SHARE")) {
+    const long share = std::strtol(env, nullptr, 10);
+    if (share > 1) {
+      h.bytes /= static_cast<uint64_t>(share);
+      h.source += fmt::format(", a 1/{} share (MGEN_MEMORY_SHARE: mgen sweep runs {} at a time)", share, share);
     }
   }
   return h;

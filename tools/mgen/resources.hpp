@@ -44,7 +44,9 @@ auto building(const std::string& what, F&& f) -> decltype(f()) {
 }
 
 // Memory this process may still take: MemAvailable of /proc/meminfo, lowered by a cgroup's
-// memory.max and by `ulimit -v` where those are set. `source` says which one bounds it.
+// memory.max and by `ulimit -v` where those are set. `source` says which one bounds it. Under
+// MGEN_MEMORY_SHARE=N (mgen sweep sets it for runs that share the computer N at a time) a
+// 1/N share of that.
 struct HostMemory {
   uint64_t bytes = 0;
   std::string source;
