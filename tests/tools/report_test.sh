@@ -39,6 +39,8 @@ mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
 "$mgen" nas is --class S -n 4 -q --set network.backend=flow --report "$work/nas_flow.json"
 "$mgen" traffic uniform --load 0.2 --measure 5us --report "$work/traffic.json" --plot "$work/traffic" >/dev/null
 "$mgen" info --report "$work/info.json" >/dev/null
+"$mgen" nas mg --class S -n 16 -q --partition-model 2,4 --report "$work/nas_pm.json"
+"$mgen" traffic uniform --load 0.1 --measure 2us --partition-model 2 --report "$work/traffic_pm.json" >/dev/null
 
 "$py" - "$work" "$src/docs/report-schema.json" <<'PY'
 import csv, json, sys
@@ -59,7 +61,7 @@ def ok(since, msg):  # an "ok" line only when no check failed since `since`
         print("ok:", msg)
 
 reports = {}
-for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info"]:
+for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm"]:
     r = json.load(open(f"{work}/{name}.json"))
     reports[name] = r
     errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
@@ -77,6 +79,25 @@ if not (f.get("flow_solves", 0) >= 1 and f.get("flows_resolved", 0) >= f.get("fl
 if "flow_solves" in reports["nas"]:
     bad("nas.json (packet backend) carries flow_solves")
 ok(since, "the flow backend's report counts its solves; the packet backend's has none")
+
+# --partition-model's object: in those reports only, a row per count, its figures consistent
+# (the work speedup is the events over the busiest blocks' events, which are at least the mean).
+since = fail
+pm = reports["nas_pm"].get("partition_model")
+if pm is None or [r["partitions"] for r in pm["rows"]] != [2, 4] or pm["events"] != reports["nas_pm"]["events"]:
+    bad(f"nas_pm.json: partition_model {pm}")
+else:
+    for r in pm["rows"]:
+        if abs(r["work_speedup"] - pm["events"] / r["critical_events"]) > 1e-9 * r["work_speedup"]:
+            bad(f"nas_pm.json: work_speedup {r['work_speedup']} is not events / critical_events")
+        if r["critical_events"] < pm["events"] / r["partitions"] - 1e-6:
+            bad(f"nas_pm.json: the busiest blocks' {r['critical_events']} events are below the mean")
+tp = reports["traffic_pm"]["points"][0].get("partition_model")
+if tp is None or tp["rows"][0]["partitions"] != 2 or tp["network_events"] != tp["events"]:
+    bad(f"traffic_pm.json: partition_model {tp}")
+if "partition_model" in reports["nas"] or "partition_model" in reports["traffic"]["points"][0]:
+    bad("a report without --partition-model carries partition_model")
+ok(since, "--partition-model's object in job and traffic reports, and only there")
 
 # The schema can fail: a job report without its per-function table, or with an unknown
 # format version, is refused.

@@ -127,6 +127,10 @@ int failure_exit_status(const mpi::RunReport& r);
 // Writes `report` to `path` (pretty-printed); "-" means standard output.
 void write_report(const std::string& path, const nlohmann::json& report);
 
+// --partition-model's measurements as a report's `partition_model` object.
+nlohmann::json partition_model_json(const std::vector<net::PartitionModel::Row>& rows, uint64_t events,
+                                    uint64_t network_events, double model_s);
+
 // The machine as JSON, for reports: every key the machine file can set (report.cpp).
 nlohmann::json machine_json(const config::MachineConfig& machine);
 // The version of the report format (docs/report-format.md); every report carries it.

@@ -95,22 +95,27 @@ std::vector<double> parse_sweep(const std::string& text) {
 }
 
 nlohmann::json result_json(const traffic::TrafficResult& r) {
-  return {{"offered", r.offered},
-          {"accepted", r.accepted},
-          {"measured", r.measured},
-          {"completed", r.completed},
-          {"latency_mean_ns", r.latency_mean_ns},
-          {"latency_p50_ns", r.latency_p50_ns},
-          {"latency_p90_ns", r.latency_p90_ns},
-          {"latency_p99_ns", r.latency_p99_ns},
-          {"latency_max_ns", r.latency_max_ns},
-          {"saturated", r.saturated},
-          {"events", r.events},
-          {"packet_hops", r.packet_hops},
-          {"simulated_s", r.simulated_s()},
-          {"simulated_ps", r.simulated.count_ps()},
-          {"wall_s", r.wall_s},
-          {"links", link_summary(r, 10)}};
+  nlohmann::json j = {{"offered", r.offered},
+                      {"accepted", r.accepted},
+                      {"measured", r.measured},
+                      {"completed", r.completed},
+                      {"latency_mean_ns", r.latency_mean_ns},
+                      {"latency_p50_ns", r.latency_p50_ns},
+                      {"latency_p90_ns", r.latency_p90_ns},
+                      {"latency_p99_ns", r.latency_p99_ns},
+                      {"latency_max_ns", r.latency_max_ns},
+                      {"saturated", r.saturated},
+                      {"events", r.events},
+                      {"packet_hops", r.packet_hops},
+                      {"simulated_s", r.simulated_s()},
+                      {"simulated_ps", r.simulated.count_ps()},
+                      {"wall_s", r.wall_s},
+                      {"links", link_summary(r, 10)}};
+  if (!r.partition_model.empty()) {
+    j["partition_model"] =
+        partition_model_json(r.partition_model, r.events, r.partition_network_events, r.partition_model_s);
+  }
+  return j;
 }
 
 int run_traffic(const TrafficCli& o) {

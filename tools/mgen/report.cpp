@@ -241,12 +241,33 @@ void write_json_report(const std::string& path, const std::string& program, cons
                            {"functions", functions},
                            {"per_rank", ranks},
                            {"links", links}};
+  if (!r.partition_model.empty()) {
+    report["partition_model"] =
+        partition_model_json(r.partition_model, r.events, r.partition_network_events, r.partition_model_s);
+  }
   if (r.network.solves > 0) {  // the flow backend's sharing work
     report["flow_solves"] = r.network.solves;
     report["flows_resolved"] = r.network.flows_resolved;
   }
   report.update(extra);
   write_report(path, report);
+}
+
+nlohmann::json partition_model_json(const std::vector<net::PartitionModel::Row>& rows, uint64_t events,
+                                    uint64_t network_events, double model_s) {
+  nlohmann::json out_rows = nlohmann::json::array();
+  for (const net::PartitionModel::Row& row : rows) {
+    out_rows.push_back(
+        {{"partitions", row.partitions},
+         {"lookahead_ps",
+          row.lookahead == simcore::Time::max() ? nlohmann::json(nullptr) : nlohmann::json(row.lookahead.count_ps())},
+         {"windows", row.windows},
+         {"events_per_window", row.events_per_window},
+         {"imbalance", row.imbalance},
+         {"critical_events", row.critical},
+         {"work_speedup", row.work_speedup}});
+  }
+  return {{"events", events}, {"network_events", network_events}, {"model_s", model_s}, {"rows", out_rows}};
 }
 
 void write_links_csv(const std::string& path, const std::vector<net::LinkInfo>& links, double elapsed_s) {
