@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <stdexcept>
 
 namespace mgen::net {
 
@@ -25,9 +26,14 @@ PartitionModel::PartitionModel(const Topology& topology, const std::vector<uint3
     total += w;
     loaded += w > 0;
   }
+  loaded_ = loaded;
   std::vector<uint32_t> kept;
   for (uint32_t p : counts) {
-    if (p >= 2 && p <= loaded) kept.push_back(p);
+    if (p > loaded) {
+      too_many_.push_back(p);
+    } else if (p >= 2) {
+      kept.push_back(p);
+    }
   }
   auto block_of = [&](uint32_t r, uint32_t p) {
     return static_cast<uint32_t>(std::min<uint64_t>(p - 1, before[r] * p / total));
@@ -106,6 +112,14 @@ void PartitionModel::process() {
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void PartitionModel::require_packet(const std::string& backend) {
+  if (backend == "packet") return;
+  throw std::invalid_argument(
+      fmt::format("--partition-model models the partitioned packet network; this run's backend is {} (--set "
+                  "network.backend=packet)",
+                  backend));
+}
+
 double PartitionModel::Row::speedup(double event_s, double sync_s) const {
   const double serial = static_cast<double>(events) * event_s;
   const double parallel = critical * event_s + static_cast<double>(windows) * sync_s;
@@ -127,6 +141,15 @@ std::vector<PartitionModel::Row> PartitionModel::rows() {
     const double mean = static_cast<double>(events_) / l.partitions;  // summed over windows
     r.imbalance = mean > 0 ? l.critical / mean : 0;
     r.work_speedup = l.critical > 0 ? static_cast<double>(events_) / l.critical : 0;
+    r.loaded = loaded_;
+    out.push_back(r);
+  }
+  for (uint32_t p : too_many_) {
+    Row r;
+    r.partitions = p;
+    r.fits = false;
+    r.loaded = loaded_;
+    r.events = events_;
     out.push_back(r);
   }
   return out;
@@ -136,22 +159,27 @@ std::string PartitionModel::table(const std::vector<Row>& rs, uint64_t events, u
                                   double model_s) {
   const double per_event = events ? std::max(0.0, wall_s - model_s) / static_cast<double>(events) : 0;
   std::string out = fmt::format(
-      "partition model  {} events ({:.1f}% in the network), {:.0f} ns each in this run (the model's own {:.2f} s "
+      "partition model  {} events ({:.1f}% owned by a router), {:.0f} ns each in this run (the model's own {:.2f} s "
       "left out);\n                 routers cut into contiguous blocks of equal load\n",
       events, events ? 100.0 * static_cast<double>(network_events) / static_cast<double>(events) : 0.0, per_event * 1e9,
       model_s);
   out += fmt::format("  {:>10} {:>10} {:>12} {:>13} {:>10} {:>13} {:>12} {:>12}\n", "partitions", "lookahead",
                      "windows", "events/window", "imbalance", "speedup: work", "sync 1 us", "sync 10 us");
   for (const Row& r : rs) {
+    if (!r.fits) {
+      out += fmt::format("  {:>10} more blocks than the {} routers holding the job: not modelled\n", r.partitions,
+                         r.loaded);
+      continue;
+    }
     const std::string la =
-        r.lookahead == Time::max() ? "none cut" : fmt::format("{:.0f} ns", r.lookahead.seconds() * 1e9);
+        r.lookahead == Time::max() ? "none cut" : fmt::format("{:.3g} ns", r.lookahead.seconds() * 1e9);
     out += fmt::format("  {:>10} {:>10} {:>12} {:>13.1f} {:>10.2f} {:>13.2f} {:>12.2f} {:>12.2f}\n", r.partitions, la,
                        r.windows, r.events_per_window, r.imbalance, r.work_speedup, r.speedup(per_event, 1e-6),
                        r.speedup(per_event, 1e-5));
   }
   out +=
       "  (imbalance: the busiest block's events over the mean, summed over windows; speedup: serial time over\n"
-      "   the busiest blocks' time plus one synchronisation of 1 or 10 us per window; MPI-layer events spread "
+      "   the busiest blocks' time plus one synchronisation of 1 or 10 us per window; unowned events spread "
       "evenly)\n";
   return out;
 }

@@ -69,11 +69,11 @@ class Generator : public net::MessageSink {
     const Time limit = window_end_ + options_.drain_limit;
     std::unique_ptr<net::PartitionModel> model;
     if (!options_.partition_model.empty()) {
-      if (std::string(net_.backend_name()) != "packet") {
-        throw std::invalid_argument(fmt::format(
-            "--partition-model models the partitioned packet network; this run's backend is {}", net_.backend_name()));
-      }
-      model = std::make_unique<net::PartitionModel>(t, options_.partition_model);
+      net::PartitionModel::require_packet(net_.backend_name());
+      std::vector<uint32_t> weight(t.routers(), 0);  // every endpoint sends
+      for (EndpointId e = 0; e < t.endpoints(); ++e)
+        ++weight[t.endpoint_router(e)];
+      model = std::make_unique<net::PartitionModel>(t, options_.partition_model, weight);
     }
     auto step = [this, &model, &t](const Event& ev) {
       if (model) [[unlikely]]

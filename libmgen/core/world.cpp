@@ -155,6 +155,14 @@ World::~World() = default;
 // ---------------------------------------------------------------- running
 
 RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progress& progress) {
+  // Checked before any rank exists: a refusal leaves nothing to unwind.
+  if (!job_.partition_model.empty()) {
+    net::PartitionModel::require_packet(network_.backend_name());
+    std::vector<uint32_t> weight(network_.topology().routers(), 0);
+    for (const Rank& r : ranks_)
+      ++weight[network_.topology().endpoint_router(r.endpoint)];
+    partition_model_ = std::make_unique<net::PartitionModel>(network_.topology(), job_.partition_model, weight);
+  }
   g_active = this;
   fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
   if (job_.memory_limit != 0) fibers_->set_pass_check([this] { return memory_exceeded(); });
@@ -176,18 +184,6 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
     });
   });
   check_fault();
-  if (!job_.partition_model.empty()) {
-    if (std::string(network_.backend_name()) != "packet") {
-      throw std::invalid_argument(
-          fmt::format("--partition-model models the partitioned packet network; this run's backend is {} (--set "
-                      "network.backend=packet)",
-                      network_.backend_name()));
-    }
-    std::vector<uint32_t> weight(network_.topology().routers(), 0);
-    for (const Rank& r : ranks_)
-      ++weight[network_.topology().endpoint_router(r.endpoint)];
-    partition_model_ = std::make_unique<net::PartitionModel>(network_.topology(), job_.partition_model, weight);
-  }
   for (Rank& r : ranks_)
     wake(r);
   // Every 65,536 events: the memory check, and the progress callback (which decides whether to

@@ -71,10 +71,51 @@ TEST_CASE("a job in a corner of the machine is cut inside the corner", "[partiti
   m.observe(Time::ps(1), 3);
   m.observe(Time::ps(2), 3);
   const std::vector<PartitionModel::Row> rows = m.rows();
-  REQUIRE(rows.size() == 1);  // 4 blocks need 4 loaded routers: dropped
+  REQUIRE(rows.size() == 2);
+  CHECK_FALSE(rows[1].fits);  // 4 blocks need 4 loaded routers
   CHECK(rows[0].partitions == 2);
   CHECK(rows[0].critical == 2);  // router 3's block: 2 of the 3 events
   CHECK(rows[0].lookahead == Time::ps(600));
+}
+
+TEST_CASE("a count above the loaded routers is a row that does not fit", "[partition]") {
+  const Topology t = ring8();
+  std::vector<uint32_t> weight(8, 0);
+  weight[0] = weight[1] = weight[2] = 5;
+  PartitionModel m(t, {2, 4, 3}, weight);
+  m.observe(Time::ps(0), 0);
+  const std::vector<PartitionModel::Row> rows = m.rows();
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].partitions == 2);
+  CHECK(rows[0].fits);
+  CHECK(rows[1].partitions == 3);  // not a power of two: blocks of its own
+  CHECK(rows[1].fits);
+  CHECK(rows[2].partitions == 4);
+  CHECK_FALSE(rows[2].fits);
+  CHECK(rows[2].loaded == 3);
+  CHECK(rows[2].windows == 0);
+}
+
+TEST_CASE("routers without endpoints go with the next loaded router's block", "[partition]") {
+  // A 2-level fat tree: leaves 0-3 hold the nodes, spines 4-7 none. Weighted by endpoints (as
+  // `mgen traffic` weighs them), 2 blocks are leaves {0, 1} and leaves {2, 3} with the spines
+  // (after the last loaded router): an event on each spine lands in block 1.
+  NetworkConfig c = simple_config("fattree");
+  c.topology.down = {4, 4};
+  c.topology.up = {4};
+  const Topology t = Topology::build(c);
+  REQUIRE(t.routers() == 8);
+  std::vector<uint32_t> weight(t.routers(), 0);
+  for (mgen::net::EndpointId e = 0; e < t.endpoints(); ++e)
+    ++weight[t.endpoint_router(e)];
+  REQUIRE(weight[4] == 0);
+  PartitionModel m(t, {2}, weight);
+  for (uint32_t r = 4; r < 8; ++r)
+    m.observe(Time::ps(0), r);
+  m.observe(Time::ps(0), 0);
+  const std::vector<PartitionModel::Row> rows = m.rows();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].critical == 4);  // the four spines, in block 1; router 0 alone in block 0
 }
 
 TEST_CASE("the lookahead is the least latency of a cut link", "[partition]") {

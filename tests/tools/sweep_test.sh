@@ -79,10 +79,44 @@ MGEN_MEMORY_SHARE=100000000 expect 2 "a 1/100000000 share \(MGEN_MEMORY_SHARE" -
 
 # Failures: a row each, and a non-zero exit status naming the configuration.
 expect 2 "config 0 failed \(exit status 2\): .*router.vc_buffer.*cannot hold a whole" -- \
-  "$mgen" sweep --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4
-out=$("$mgen" sweep --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4 2>/dev/null)
+  "$mgen" sweep --keep "$work/fail1" --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4
+out=$("$mgen" sweep --keep "$work/fail2" --set router.vc_buffer=1KiB,16KiB -- nas is --class S -n 4 2>/dev/null)
 grep -q "^0,1KiB,failed(2),.*cannot hold a whole" <<<"$out" || fail "no failed row: $out"
 grep -q "^1,16KiB,ok,packet," <<<"$out" || fail "the good configuration is missing: $out"
+if command -v mpiexec >/dev/null; then
+  out=$(timeout 300 mpiexec -n 2 "$mgen" sweep --keep "$work/mpifail" --set router.vc_buffer=1KiB,16KiB -- \
+    nas is --class S -n 4 </dev/null 2>/dev/null)
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "mpiexec: a failed configuration left the exit status 0"
+  grep -q "^0,1KiB,failed(2)," <<<"$out" || fail "mpiexec: no failed row: $out"
+  grep -q "^1,16KiB,ok," <<<"$out" || fail "mpiexec: the good configuration is missing: $out"
+  echo "ok: mpiexec -n 2 sweep with a failing configuration"
+fi
+# --timing: wall and CPU columns, for traffic from each point.
+out=$("$mgen" sweep --timing --set router.vcs=2 -- traffic uniform --load 0.1 --measure 1us 2>/dev/null)
+grep -Eq "^0,2,ok,0.1,.*,[0-9.e-]+,[0-9.]+,$" <<<"$out" || fail "traffic --timing row without wall_s: $out"
+
+# SIGTERM stops the sweep and the runs it started: nothing of it is left running.
+"$mgen" sweep --jobs 2 --keep "$work/term" --set router.vcs=2,4,6,8 -- traffic uniform --load 0.3 --measure 500us \
+  --set 'topology.dims=[16,16,16]' >/dev/null 2>"$work/term.err" &
+sweep_pid=$!
+for _ in $(seq 50); do
+  [ "$(pgrep -fc "$work/term/config-")" -ge 2 ] && break
+  sleep 0.1
+done
+kill -TERM "$sweep_pid"
+wait "$sweep_pid"
+rc=$?
+[ "$rc" -eq 143 ] || fail "a sweep stopped by SIGTERM exited $rc, not 143: $(cat "$work/term.err")"
+sleep 0.2
+if pgrep -f "$work/term/config-" >/dev/null; then
+  fail "runs of a stopped sweep are still running: $(pgrep -af "$work/term/config-")"
+  pkill -f "$work/term/config-"
+else
+  echo "ok: SIGTERM stops the sweep and its runs"
+fi
+grep -q "stopped by Terminated" "$work/term.err" || fail "no word of the stop: $(cat "$work/term.err")"
+
 expect 2 "at least one KEY=V1,V2" -- "$mgen" sweep -- nas is
 expect 2 "needs KEY=V1,V2" -- "$mgen" sweep --set router.vcs -- nas is
 expect 2 "which command" -- "$mgen" sweep --set router.vcs=2,4
@@ -93,6 +127,10 @@ expect 2 "router.vcs is swept and also set" -- "$mgen" sweep --set router.vcs=2,
 expect 2 "not 'all' nor --sweep-ranks" -- "$mgen" sweep --set router.vcs=2,4 -- nas all -n 4
 expect 2 "swept twice" -- "$mgen" sweep --set router.vcs=2 --set router.vcs=4 -- nas is
 expect 2 "an empty value" -- "$mgen" sweep --set router.vcs=2,,4 -- nas is
+expect 2 "every configuration would write the same --links-csv file" -- \
+  "$mgen" sweep --set router.vcs=2,4 -- run -n 2 --links-csv x.csv "$work/env"
+expect 2 "every configuration would write the same --plot file" -- \
+  "$mgen" sweep --set router.vcs=2,4 -- traffic uniform --plot x
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "sweep: all checks passed"

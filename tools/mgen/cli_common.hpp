@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -57,16 +58,18 @@ struct JobOptions {
   std::string links_csv, plot;  // --links-csv FILE, --plot PREFIX
   bool calls = false;           // --calls: per-rank, per-function tables
   std::string otf2;             // DIR: the predicted run as an OTF2 archive (otf2.hpp)
-  // --partition-model [LIST]: partition counts to model ("off" when not given; empty: the
-  // default counts).
-  std::string partition_model = "off";
+  // --partition-model, --partitions LIST (which implies it): the counts to model.
+  bool partition_model = false;
+  std::string partitions;
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
 };
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
-// --partition-model's list ("" gives 2, 4, ..., 1024); refuses anything but counts from 2.
+// --partitions' list ("" gives 2, 4, ..., 1024); refuses anything but counts from 2.
 std::vector<uint32_t> partition_counts(const std::string& list);
+// --partition-model and --partitions on a subcommand.
+void attach_partition_options(CLI::App& sub, bool& model, std::string& counts);
 
 // Progress of a simulation on standard error, unless quiet: on a terminal a line rewritten in
 // place that the program's output never shares a row with (terminal_line.hpp; cleared by the
@@ -139,6 +142,9 @@ constexpr int kReportFormatVersion = 1;
 // What --links-csv, --plot and --calls ask for, after a run (report.cpp).
 void write_job_outputs(const JobOptions& o, const config::MachineConfig& m, const mpi::RunReport& r,
                        const std::string& program);
+
+// Runs gnuplot on a script file (plots.cpp); throws when gnuplot fails or is missing.
+void gnuplot(const std::filesystem::path& script);
 
 // --plot PREFIX (plots.cpp): PREFIX-ranks.png, PREFIX-links.png with gnuplot.
 void plot_run(const std::string& prefix, const config::MachineConfig& m, const mpi::RunReport& r,

@@ -267,15 +267,18 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_option("--otf2", otf2,
                  "write the predicted run as an OTF2 archive DIR/traces.otf2 (Vampir, otf2-print): regions per "
                  "call, point-to-point and collective events, the simulated clock in picoseconds");
-  sub.add_option("--partition-model", partition_model,
-                 "after the run, what a packet network partitioned over cores would gain: windows, events per "
-                 "window, imbalance and speedups for these partition counts (default 2,4,...,1024)")
-      ->expected(0, 1)
-      ->type_name("[LIST]");
+  attach_partition_options(sub, partition_model, partitions);
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
-// --partition-model's counts: a comma list of counts from 2, or the default 2, 4, ..., 1024.
+void attach_partition_options(CLI::App& sub, bool& model, std::string& counts) {
+  sub.add_flag("--partition-model", model,
+               "after the run, what a packet network partitioned over cores would gain: windows, events per window, "
+               "imbalance and speedups for 2, 4, ..., 1024 blocks of routers");
+  sub.add_option("--partitions", counts, "--partition-model for these block counts, e.g. 2,4,16")->type_name("LIST");
+}
+
+// --partitions' counts: a comma list of counts from 2, or the default 2, 4, ..., 1024.
 std::vector<uint32_t> partition_counts(const std::string& list) {
   std::vector<uint32_t> out;
   if (list.empty()) {
@@ -289,7 +292,7 @@ std::vector<uint32_t> partition_counts(const std::string& list) {
     uint64_t v = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || end != item.data() + item.size() || ec != std::errc() || v < 2 || v > (1u << 24)) {
-      bad_option("--partition-model", fmt::format("'{}' is not a partition count from 2", item), list);
+      bad_option("--partitions", fmt::format("'{}' is not a partition count from 2", item), list);
     }
     out.push_back(static_cast<uint32_t>(v));
   }
@@ -331,7 +334,7 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.timeline = !o.timeline.empty() || !o.paraver.empty();
   job.message_log = !o.paraver.empty();
   job.call_log = !o.otf2.empty();
-  if (o.partition_model != "off") job.partition_model = partition_counts(o.partition_model);
+  if (o.partition_model || !o.partitions.empty()) job.partition_model = partition_counts(o.partitions);
   set_memory_limit(job);
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;

@@ -127,7 +127,15 @@ void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>&
     }
     if (sub == "nas" && (a == "all" || a == "--sweep-ranks" || a.starts_with("--sweep-ranks="))) {
       throw std::invalid_argument(
-          "sweep: one NAS job per configuration: not 'all' nor --sweep-ranks (sweep -n instead)");
+          "sweep: one NAS job per configuration: not 'all' nor --sweep-ranks (run one sweep per rank count)");
+    }
+    for (const char* file : {"--links-csv", "--links", "--plot", "--timeline", "--paraver", "--otf2"}) {
+      if (a == file || a.starts_with(std::string(file) + "=")) {
+        throw std::invalid_argument(fmt::format(
+            "sweep: every configuration would write the same {} file at once; run the configuration you want it "
+            "for on its own",
+            file));
+      }
     }
     std::string set;
     if (a == "--set" && i + 1 < cmd.size()) set = cmd[i + 1];
@@ -159,6 +167,79 @@ std::vector<std::string> child_environment(uint32_t share) {
   return env;
 }
 
+// What the CSV takes from a run's report (the rest, per-rank tables, links and the machine,
+// stays in the report file): less to hold, and less to gather under mpiexec.
+const std::vector<const char*> kJobFields{"backend", "predicted_time_s", "predicted_ps", "events",     "messages",
+                                          "bytes",   "packet_hops",      "npb_time_s",   "mops_total", "wall_s"};
+const std::vector<const char*> kPointFields{"offered",        "accepted",       "latency_mean_ns",
+                                            "latency_p50_ns", "latency_p99_ns", "saturated",
+                                            "events",         "packet_hops",    "wall_s"};
+json slim(const json& report) {
+  if (!report.is_object()) return nullptr;
+  json out = json::object();
+  for (const char* f : kJobFields) {
+    if (report.contains(f)) out[f] = report[f];
+  }
+  if (report.contains("points")) {
+    out["points"] = json::array();
+    for (const json& p : report["points"]) {
+      json q = json::object();
+      for (const char* f : kPointFields) {
+        if (p.contains(f)) q[f] = p[f];
+      }
+      out["points"].push_back(q);
+    }
+  }
+  return out;
+}
+
+// SIGINT or SIGTERM while runs are going: the sweep stops its runs, reaps them and exits with
+// 128 + the signal, instead of dying and leaving them running.
+volatile sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+}
+
+struct Stopped {
+  int signal;
+};
+
+// Handlers for the sweep's lifetime (without SA_RESTART: a signal interrupts the wait).
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// The runs going: whatever ends the sweep early (a signal, an error) stops and reaps them.
+struct Children {
+  std::map<pid_t, size_t> running;  // pid -> configuration
+  Children() = default;
+  Children(const Children&) = delete;
+  Children& operator=(const Children&) = delete;
+  ~Children() {
+    for (const auto& [pid, config] : running)
+      kill(pid, SIGTERM);
+    for (const auto& [pid, config] : running)
+      waitpid(pid, nullptr, 0);
+  }
+};
+
 struct Outcome {
   size_t index = 0;
   int status = 0;     // the child's exit status (128 + signal when killed)
@@ -181,7 +262,8 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
   envp.push_back(nullptr);
 
   std::vector<Outcome> out;
-  std::map<pid_t, size_t> running;  // pid -> configuration
+  Children children;
+  std::map<pid_t, size_t>& running = children.running;
   size_t next = 0, done = 0;
   auto start = [&](size_t i) {
     std::vector<std::string> args{self, cmd[0]};
@@ -213,13 +295,14 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
     running[pid] = i;
   };
   while (done < mine.size()) {
+    if (g_stop_signal != 0) throw Stopped{g_stop_signal};
     while (running.size() < jobs && next < mine.size())
       start(mine[next++]);
     int wstatus = 0;
     rusage ru{};
     const pid_t pid = wait4(-1, &wstatus, 0, &ru);
     if (pid < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) continue;  // a signal: checked at the top
       throw std::runtime_error(fmt::format("sweep: waiting for runs: {}", std::strerror(errno)));
     }
     auto it = running.find(pid);
@@ -238,6 +321,7 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
       } catch (const json::exception&) {
         o.report = nullptr;
       }
+      o.report = slim(o.report);
     }
     if (o.status != 0) {
       std::ifstream err(dir / fmt::format("config-{}.err", o.index));
@@ -279,7 +363,7 @@ int env_int(const char* name, int fallback) {
 class Mpich {
  public:
   Mpich() {
-    for (const char* name : {"libmpich.so.12", "libmpi.so.12", "libmpich.so", "libmpi.so"}) {
+    for (const char* name : {"libmpich.so.12", "libmpich.so"}) {
       lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
       if (lib_) break;
     }
@@ -294,6 +378,7 @@ class Mpich {
     size_ = sym<int (*)(int, int*)>("MPI_Comm_size");
     gather_ = sym<int (*)(const void*, int, int, void*, int, int, int, int)>("MPI_Gather");
     gatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int, int)>("MPI_Gatherv");
+    abort_ = sym<int (*)(int, int)>("MPI_Abort");
     if (init_(nullptr, nullptr) != 0) throw std::runtime_error("sweep: MPI_Init failed");
   }
   ~Mpich() { finalize_(); }
@@ -345,6 +430,15 @@ class Mpich {
   int (*size_)(int, int*) = nullptr;
   int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
   int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
+  int (*abort_)(int, int) = nullptr;
+
+ public:
+  // Ends every process of the launch (one that stops alone would leave the others waiting in
+  // the gather).
+  [[noreturn]] void abort(int status) const {
+    abort_(kCommWorld, status);
+    std::_Exit(status);
+  }
 };
 
 json outcome_json(const Outcome& o) {
@@ -366,11 +460,11 @@ Outcome outcome_from(const json& j) {
 // ---------------------------------------------------------------- the CSV
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) {
     if (c == '"') q += '"';
-    q += c == '\n' ? ' ' : c;
+    q += c == '\n' || c == '\r' ? ' ' : c;
   }
   return q + "\"";
 }
@@ -381,8 +475,8 @@ std::string num(const json& j, const char* key) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (v.is_number()) return fmt::format("{:.9g}", v.get<double>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  return csv_field(v.dump());
 }
 
 std::string status_text(const Outcome& o) {
@@ -420,9 +514,10 @@ std::string make_csv(const std::string& sub, const std::vector<Axis>& axes, cons
     for (const std::string& v : configuration(axes, o.index))
       prefix += "," + csv_field(v);
     prefix += "," + status_text(o);
-    auto tail = [&] {
+    // Jobs carry their wall time; traffic each point its own.
+    auto tail = [&](const json& from) {
       std::string t;
-      if (timing) t += "," + num(o.report, "wall_s") + fmt::format(",{:.3f}", o.cpu_s);
+      if (timing) t += "," + num(from, "wall_s") + fmt::format(",{:.3f}", o.cpu_s);
       return t + "," + csv_field(o.error) + "\n";
     };
     if (sub == "traffic" && o.report.is_object() && o.report.contains("points") && !o.report["points"].empty()) {
@@ -430,14 +525,14 @@ std::string make_csv(const std::string& sub, const std::vector<Axis>& axes, cons
         std::string row = prefix;
         for (const char* f : fields)
           row += "," + num(p, f);
-        out += row + tail();
+        out += row + tail(p);
       }
       continue;
     }
     std::string row = prefix;
     for (const char* f : fields)
       row += "," + num(o.report, f);
-    out += row + tail();
+    out += row + tail(o.report);
   }
   return out;
 }
@@ -496,14 +591,22 @@ void plot_sweep(const std::string& prefix, const std::vector<std::string>& cmd, 
     command += (command.empty() ? "" : " ") + w;
   const std::string ylabel = traffic ? "mean latency (ns)" : cmd[0] == "nas" ? "NPB time (s)" : "predicted (s)";
   const std::string xlabel = traffic ? "offered load" : axes[0].key;
-  const std::string script = fmt::format(
-      "set terminal pngcairo size 900,600 noenhanced; set output '{}.png'; set xlabel '{}'; set ylabel '{}';"
-      "set format y '%.4g'; set grid; set key outside bottom center; set title 'mgen sweep: {}'; plot {}",
-      prefix, xlabel, ylabel, quote_free(command), plots);
-  const std::string gnuplot = fmt::format("gnuplot -e \"{}\"", script);
-  if (std::system(gnuplot.c_str()) != 0) throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
+  const std::string script = prefix + ".gp";
+  {
+    std::ofstream gp(script);
+    gp << fmt::format("set terminal pngcairo size 900,600 noenhanced\nset output '{}.png'\n", quote_free(prefix));
+    gp << fmt::format("set xlabel '{}'\nset ylabel '{}'\n", quote_free(xlabel), ylabel);
+    gp << fmt::format("set format y '%.4g'\nset grid\nset key outside bottom center\nset title 'mgen sweep: {}'\n",
+                      quote_free(command));
+    gp << "plot " << plots << "\n";
+  }
+  gnuplot(script);
+  std::remove(script.c_str());
   std::remove(data.c_str());
 }
+
+int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd, const std::vector<Axis>& axes,
+                         size_t total, Mpich* mpi, int rank, int size);
 
 int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
   const std::vector<Axis> axes = parse_axes(o.sets);
@@ -512,14 +615,35 @@ int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
   for (const Axis& a : axes)
     total *= a.values.size();
 
-  const int launch_size = env_int("PMI_SIZE", env_int("OMPI_COMM_WORLD_SIZE", 1));
+  // A launch by MPICH's mpiexec (Hydra sets PMI_SIZE); MPICH's ABI is the one spoken here.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") && !std::getenv("PMI_SIZE")) {
+    throw std::invalid_argument(
+        "sweep: started by Open MPI's mpiexec; mgen sweep shares its configurations over MPICH's (mpiexec.mpich)");
+  }
+  const int launch_size = env_int("PMI_SIZE", 1);
   std::unique_ptr<Mpich> mpi;
   int rank = 0, size = 1;
   if (launch_size > 1) {
     mpi = std::make_unique<Mpich>();
     rank = mpi->rank();
     size = mpi->size();
+    if (size != launch_size) {
+      fmt::print(stderr, "mgen: error: sweep: the launch has {} processes but MPICH counts {}\n", launch_size, size);
+      mpi->abort(2);
+    }
   }
+  try {
+    return sweep_configurations(o, cmd, axes, total, mpi.get(), rank, size);
+  } catch (const std::exception& e) {
+    if (!mpi) throw;
+    fmt::print(stderr, "mgen: error: {} (process {} of the launch)\n", e.what(), rank);
+    mpi->abort(1);
+  }
+}
+
+// The sweep proper, once this process knows its place in the launch (mpi null: alone).
+int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd, const std::vector<Axis>& axes,
+                         size_t total, Mpich* mpi, int rank, int size) {
   uint32_t jobs = o.jobs;
   if (jobs == 0) jobs = size > 1 ? 1 : std::max(1u, std::thread::hardware_concurrency());
 
@@ -543,9 +667,20 @@ int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
                size > 1 ? fmt::format(" in each of {} processes", size) : "", dir.string());
   }
   // Runs at once on this computer: this process's, times the launch's processes on this node.
-  const int local = std::max(1, env_int("MPI_LOCALNRANKS", env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1)));
-  const uint32_t share = jobs * static_cast<uint32_t>(local);
-  std::vector<Outcome> outcomes = run_configurations(mine, axes, cmd, dir, jobs, share);
+  const int local = std::max(1, env_int("MPI_LOCALNRANKS", 1));
+  const uint32_t share =
+      static_cast<uint32_t>(std::min<size_t>(jobs, std::max<size_t>(mine.size(), 1))) * static_cast<uint32_t>(local);
+  std::vector<Outcome> outcomes;
+  try {
+    const StopSignals signals;
+    outcomes = run_configurations(mine, axes, cmd, dir, jobs, share);
+  } catch (const Stopped& s) {
+    // The runs were stopped and reaped (Children); their partial logs go with the directory
+    // unless it is the user's.
+    if (!keep) fs::remove_all(dir);
+    fmt::print(stderr, "sweep: stopped by {}: the runs under way were stopped\n", strsignal(s.signal));
+    return 128 + s.signal;
+  }
 
   if (mpi) {
     std::string mine_text;

@@ -30,7 +30,8 @@ struct TrafficCli {
   std::string report;
   std::string links_csv;
   std::string plot;
-  std::string partition_model = "off";  // --partition-model [LIST] (cli_common.hpp's partition_counts)
+  bool partition_model = false;  // --partition-model, --partitions LIST (cli_common.hpp)
+  std::string partitions;
 };
 
 // The busiest links of a run, and the whole list as CSV on request.
@@ -129,7 +130,7 @@ int run_traffic(const TrafficCli& o) {
   t.seed = o.seed;
   t.hotspot_fraction = o.hotspot_fraction;
   t.hotspot = o.hotspot;
-  if (o.partition_model != "off") t.partition_model = partition_counts(o.partition_model);
+  if (o.partition_model || !o.partitions.empty()) t.partition_model = partition_counts(o.partitions);
   const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
 
   const uint64_t size = t.message_size.count() ? t.message_size.count() : m.network.nic.packet_payload.count();
@@ -216,11 +217,7 @@ Runner add_traffic(CLI::App& app) {
   sub->add_option("--hotspot", o->hotspot, "hotspot: the hot endpoint (0)")
       ->check(check::whole(0, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
-  sub->add_option("--partition-model", o->partition_model,
-                  "after each load, what a packet network partitioned over cores would gain: windows, events per "
-                  "window, imbalance and speedups for these partition counts (default 2,4,...,1024)")
-      ->expected(0, 1)
-      ->type_name("[LIST]");
+  attach_partition_options(*sub, o->partition_model, o->partitions);
   sub->add_option("--plot", o->plot,
                   "draw the latency-load curve with gnuplot: PREFIX-latency.png (latency and accepted load "
                   "against offered load)");

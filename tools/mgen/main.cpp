@@ -40,8 +40,16 @@ int main(int argc, char** argv) {
   // after a `--` CLI11 would hand the command's words to the top level as unexpected.
   std::vector<char*> args(argv, argv + argc);
   if (argc > 1 && std::string_view(argv[1]) == "sweep") {
-    auto sep = std::find_if(args.begin() + 2, args.end(), [](const char* a) { return std::string_view(a) == "--"; });
-    if (sep != args.end()) args.erase(sep);
+    // Only a `--` among the sweep's own options; one after the command word is the command's.
+    for (size_t i = 2; i < args.size(); ++i) {
+      const std::string_view a = args[i];
+      if (a == "--") {
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+      if (!a.starts_with("-")) break;  // the command word
+      if (a == "--set" || a == "-j" || a == "--jobs" || a == "--csv" || a == "--plot" || a == "--keep") ++i;
+    }
   }
   try {
     app.parse(static_cast<int>(args.size()), args.data());

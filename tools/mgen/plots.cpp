@@ -19,14 +19,14 @@
 
 namespace mgen::cli {
 
-namespace {
-
 void gnuplot(const std::filesystem::path& script) {
   const std::string cmd = fmt::format("gnuplot '{}'", script.string());
   if (std::system(cmd.c_str()) != 0) {
     throw std::runtime_error(fmt::format("gnuplot failed on {} (is gnuplot installed?)", script.string()));
   }
 }
+
+namespace {
 
 double utilization(const net::LinkInfo& l, double elapsed) {
   return elapsed > 0 ? l.stats.busy.seconds() / elapsed : 0.0;

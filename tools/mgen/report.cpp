@@ -259,6 +259,8 @@ nlohmann::json partition_model_json(const std::vector<net::PartitionModel::Row>&
   for (const net::PartitionModel::Row& row : rows) {
     out_rows.push_back(
         {{"partitions", row.partitions},
+         {"fits", row.fits},
+         {"loaded_routers", row.loaded},
          {"lookahead_ps",
           row.lookahead == simcore::Time::max() ? nlohmann::json(nullptr) : nlohmann::json(row.lookahead.count_ps())},
          {"windows", row.windows},

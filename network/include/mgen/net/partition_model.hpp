@@ -1,18 +1,19 @@
 // What a run would gain from a partitioned packet network (issue 24, item 3), measured on the
 // serial run. The routers are cut into P contiguous blocks in router order (slabs of a torus's
 // last dimension, subtrees of a fat tree's leaves) holding equal shares of the job: a router's
-// weight is the ranks on its endpoints (traffic: its endpoints), and the routers between two
-// loaded ones go with the block before them, so a job that fills a corner of a large machine is
-// cut inside that corner, not left whole in the first block. NICs, their endpoints' events and
-// their ranks go with their router. A conservative engine would run every block up to the
+// weight is the ranks on its endpoints (traffic: its endpoints); an unloaded router goes with
+// the next loaded router's block (the first block before the first one, the last after the
+// last), so a job that fills a corner of a large machine is cut inside that corner, not left
+// whole in the first block. NICs, their endpoints' events and their ranks (the MPI layer's
+// operations of a rank) go with their router. A conservative engine would run every block up to the
 // lookahead, the least latency of a link between two blocks (no packet head and no credit can
 // cross a cut sooner), then exchange what crossed and start the next window at the earliest
 // pending event. Its time is, per window, the busiest block's events, plus one synchronisation
 // per window. This model counts exactly that from the serial run's events: windows, events per
 // window, the busiest block against the mean (imbalance), and the speedups that follow for a
-// given cost per event and per synchronisation. Events outside the network (the MPI layer's
-// rank resumptions and operation batches) are counted as spread evenly over the blocks, which
-// is optimistic for them; their share is reported.
+// given cost per event and per synchronisation. Events no router owns (the MPI layer's batched
+// rank resumptions, which may wake ranks anywhere) are counted as spread evenly over the
+// blocks, which is optimistic for them; their share is reported.
 #pragma once
 
 #include <cstdint>
@@ -26,14 +27,17 @@ namespace mgen::net {
 
 class PartitionModel {
  public:
-  // `counts`: the partition counts to model (each at most the number of loaded routers; larger
-  // ones are dropped). `weight`: per router, the job's share on it (empty: every router alike).
+  // `counts`: the partition counts to model; a count above the number of loaded routers gives a
+  // row that does not fit (Row::fits). `weight`: per router, the job's share on it (empty:
+  // every router alike).
   PartitionModel(const Topology& topology, const std::vector<uint32_t>& counts,
                  const std::vector<uint32_t>& weight = {});
 
   // One event of the serial run at `t`, owned by router `router` (kNoRouter: outside the
   // network). Events must come in the run's order.
   static constexpr uint32_t kNoRouter = 0xffffffffu;
+  // The model is of the packet network: other backends are refused with this message.
+  static void require_packet(const std::string& backend);
   void observe(simcore::Time t, uint32_t router) {
     pending_.push_back(Seen{t, router});
     if (pending_.size() == kBatch) [[unlikely]]
@@ -42,6 +46,8 @@ class PartitionModel {
 
   struct Row {
     uint32_t partitions = 0;
+    bool fits = true;     // no more blocks than loaded routers (else nothing below is counted)
+    uint32_t loaded = 0;  // routers with a share of the job
     simcore::Time lookahead;
     uint64_t windows = 0;
     double events_per_window = 0;
@@ -90,6 +96,8 @@ class PartitionModel {
   double seconds_ = 0;
   const Topology& topology_;
   std::vector<Level> levels_;
+  std::vector<uint32_t> too_many_;  // counts above loaded_
+  uint32_t loaded_ = 0;
   // When every count is a power of two: each router's block at the largest count, from which
   // the others follow by a shift (floor(x * P / T) = floor(x * 2P / T) / 2): one load per event.
   std::vector<uint32_t> finest_;
