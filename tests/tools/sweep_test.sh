@@ -16,6 +16,8 @@ mgen=$build/mgen
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$src/tests/tools/expect.sh"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 fail() {
   echo "FAIL: $*"
   failures=$((failures + 1))
@@ -76,6 +78,16 @@ grep -q "share=2" "$work/share2/config-0.out" || fail "2 at a time: no MGEN_MEMO
 "$mgen" sweep --jobs 1 --keep "$work/share1" --set network.backend=packet,analytic -- run -n 2 "$work/env" >/dev/null 2>&1
 grep -q "share=none" "$work/share1/config-0.out" || fail "1 at a time: a share was set ($(cat "$work/share1/config-0.out"))"
 MGEN_MEMORY_SHARE=100000000 expect 2 "a 1/100000000 share \(MGEN_MEMORY_SHARE" -- "$mgen" nas is --class S -n 4
+
+# --ranks sweeps -n: the rows equal direct runs at those sizes.
+out=$("$mgen" sweep --ranks 4,16 --set network.backend=packet -- nas is --class S 2>/dev/null)
+for n in 4 16; do
+  direct=$("$mgen" nas is --class S -n "$n" --set network.backend=packet --report - -q | "$py" -c 'import json,sys; print(json.load(sys.stdin)["predicted_ps"])')
+  grep -Eq "^[0-9]+,$n,packet,ok,packet,[0-9.e-]+,$direct," <<<"$out" || fail "--ranks $n: no row with the direct run's $direct ps: $out"
+done
+expect 2 "--ranks is swept and the command sets it too" -- "$mgen" sweep --ranks 4,16 -- nas is -n 4
+expect 2 "traffic has no ranks" -- "$mgen" sweep --ranks 4,16 -- traffic uniform
+expect 2 "--ranks: 'x' is not a rank count" -- "$mgen" sweep --ranks 4,x -- nas is
 
 # Failures: a row each, and a non-zero exit status naming the configuration.
 expect 2 "config 0 failed \(exit status 2\): .*router.vc_buffer.*cannot hold a whole" -- \

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -34,12 +35,16 @@ using nlohmann::json;
 
 struct SweepCli {
   std::vector<std::string> sets;
+  std::string ranks;  // --ranks 16,64,256: the job's -n, swept first
   uint32_t jobs = 0;  // 0: one per core (one per process under mpiexec)
   std::string csv = "-";
   std::string plot;
   std::string keep;
   bool timing = false;
 };
+
+// The axis --ranks makes: its values go to the command as -n, not as --set.
+constexpr const char* kRanksAxis = "ranks";
 
 struct Axis {
   std::string key;
@@ -72,8 +77,19 @@ std::vector<std::string> split_values(const std::string& list) {
   return out;
 }
 
-std::vector<Axis> parse_axes(const std::vector<std::string>& sets) {
+std::vector<Axis> parse_axes(const std::vector<std::string>& sets, const std::string& ranks) {
   std::vector<Axis> axes;
+  if (!ranks.empty()) {
+    Axis a{kRanksAxis, split_values(ranks)};
+    for (const std::string& v : a.values) {
+      uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (v.empty() || end != v.data() + v.size() || ec != std::errc() || n == 0 || n > 0xffffffffu) {
+        bad_option("--ranks", fmt::format("'{}' is not a rank count", v), ranks);
+      }
+    }
+    axes.push_back(std::move(a));
+  }
   for (const std::string& s : sets) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) bad_option("--set", "needs KEY=V1,V2,...", s);
@@ -86,7 +102,7 @@ std::vector<Axis> parse_axes(const std::vector<std::string>& sets) {
     }
     axes.push_back(std::move(a));
   }
-  if (axes.empty()) throw std::invalid_argument("--set: at least one KEY=V1,V2,... to sweep");
+  if (axes.empty()) throw std::invalid_argument("--set: at least one KEY=V1,V2,... (or --ranks LIST) to sweep");
   return axes;
 }
 
@@ -118,9 +134,16 @@ void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>&
   const std::vector<std::string> valued{"-n",          "--ranks",     "-c",      "--config",   "--set",
                                         "--ppn",       "--placement", "--stack", "--timeline", "--paraver",
                                         "--links-csv", "--links",     "--plot",  "--otf2",     "--report"};
+  const bool ranks_swept = !axes.empty() && axes.front().key == kRanksAxis;
+  if (ranks_swept && sub == "traffic") {
+    throw std::invalid_argument("sweep: --ranks sweeps a job's -n; traffic has no ranks");
+  }
   for (size_t i = 1; i < cmd.size(); ++i) {
     const std::string& a = cmd[i];
     if (sub == "run" && !a.starts_with("-")) break;  // PROGRAM
+    if (ranks_swept && (a == "-n" || a == "--ranks" || a.starts_with("--ranks=") || a.starts_with("-n"))) {
+      throw std::invalid_argument(fmt::format("sweep: --ranks is swept and the command sets it too ({})", a));
+    }
     if (a == "--report" || a.starts_with("--report=")) {
       throw std::invalid_argument(
           "sweep: the sweep writes each run's report itself; drop --report (--keep DIR keeps them)");
@@ -269,8 +292,13 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
     std::vector<std::string> args{self, cmd[0]};
     const std::vector<std::string> values = configuration(axes, i);
     for (size_t a = 0; a < axes.size(); ++a) {
-      args.push_back("--set");
-      args.push_back(axes[a].key + "=" + values[a]);
+      if (axes[a].key == kRanksAxis) {
+        args.push_back("-n");
+        args.push_back(values[a]);
+      } else {
+        args.push_back("--set");
+        args.push_back(axes[a].key + "=" + values[a]);
+      }
     }
     const fs::path report = dir / fmt::format("config-{}.json", i);
     fs::remove(report);  // a kept directory's earlier sweep must not answer for a run that fails
@@ -609,7 +637,7 @@ int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd,
                          size_t total, Mpich* mpi, int rank, int size);
 
 int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
-  const std::vector<Axis> axes = parse_axes(o.sets);
+  const std::vector<Axis> axes = parse_axes(o.sets, o.ranks);
   check_command(cmd, axes);
   size_t total = 1;
   for (const Axis& a : axes)
@@ -745,6 +773,8 @@ Runner add_sweep(CLI::App& app) {
                   "a key and its values, KEY=V1,V2,... (repeatable; commas inside [...] or quotes belong to a value)")
       ->type_name("KEY=V1,V2")
       ->allow_extra_args(false);
+  sub->add_option("--ranks", o->ranks, "sweep the job's rank count (-n) over these, e.g. 16,64,256 (run, nas)")
+      ->type_name("LIST");
   sub->add_option("-j,--jobs", o->jobs, "runs at a time in this process (default: one per core; 1 under mpiexec)")
       ->check(check::whole(1, 4096));
   sub->add_option("--csv", o->csv, "write the table to FILE (default '-': standard output)");

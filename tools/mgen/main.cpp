@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
         break;
       }
       if (!a.starts_with("-")) break;  // the command word
-      if (a == "--set" || a == "-j" || a == "--jobs" || a == "--csv" || a == "--plot" || a == "--keep") ++i;
+      if (a == "--set" || a == "--ranks" || a == "-j" || a == "--jobs" || a == "--csv" || a == "--plot" ||
+          a == "--keep") {
+        ++i;
+      }
     }
   }
   try {
