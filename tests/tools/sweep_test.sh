@@ -79,6 +79,19 @@ grep -q "share=2" "$work/share2/config-0.out" || fail "2 at a time: no MGEN_MEMO
 grep -q "share=none" "$work/share1/config-0.out" || fail "1 at a time: a share was set ($(cat "$work/share1/config-0.out"))"
 MGEN_MEMORY_SHARE=100000000 expect 2 "a 1/100000000 share \(MGEN_MEMORY_SHARE" -- "$mgen" nas is --class S -n 4
 
+# A recorded MPICH run replayed on two machines: the rows equal direct replays.
+if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
+  mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
+  "$mgen" record -n 4 --out "$work/trace" -- "$work/cc_mpich" >/dev/null 2>&1 || fail "record for the replay sweep"
+  out=$("$mgen" sweep --set 'topology.dims=[4,4,4],[8,8,8]' -- replay "$work/trace" 2>/dev/null)
+  for dims in '[4,4,4]' '[8,8,8]'; do
+    direct=$("$mgen" replay "$work/trace" --set "topology.dims=$dims" --report - -q | "$py" -c 'import json,sys; print(json.load(sys.stdin)["predicted_ps"])')
+    got=$("$py" -c 'import csv,sys; print([r["predicted_ps"] for r in csv.DictReader(sys.stdin) if r["topology.dims"] == sys.argv[1] and r["status"] == "ok"])' "$dims" <<<"$out")
+    [ "$got" = "['$direct']" ] || fail "replay sweep on $dims: $got, the direct replay $direct ps: $out"
+  done
+  echo "ok: replay sweep rows equal direct replays"
+fi
+
 # --ranks sweeps -n: the rows equal direct runs at those sizes.
 out=$("$mgen" sweep --ranks 4,16 --set network.backend=packet -- nas is --class S 2>/dev/null)
 for n in 4 16; do
@@ -86,7 +99,7 @@ for n in 4 16; do
   grep -Eq "^[0-9]+,$n,packet,ok,packet,[0-9.e-]+,$direct," <<<"$out" || fail "--ranks $n: no row with the direct run's $direct ps: $out"
 done
 expect 2 "--ranks is swept and the command sets it too" -- "$mgen" sweep --ranks 4,16 -- nas is -n 4
-expect 2 "traffic has no ranks" -- "$mgen" sweep --ranks 4,16 -- traffic uniform
+expect 2 "traffic takes no -n" -- "$mgen" sweep --ranks 4,16 -- traffic uniform
 expect 2 "--ranks: 'x' is not a rank count" -- "$mgen" sweep --ranks 4,x -- nas is
 
 # Failures: a row each, and a non-zero exit status naming the configuration.
@@ -132,7 +145,8 @@ grep -q "stopped by Terminated" "$work/term.err" || fail "no word of the stop: $
 expect 2 "at least one KEY=V1,V2" -- "$mgen" sweep -- nas is
 expect 2 "needs KEY=V1,V2" -- "$mgen" sweep --set router.vcs -- nas is
 expect 2 "which command" -- "$mgen" sweep --set router.vcs=2,4
-expect 2 "'info' cannot be swept" -- "$mgen" sweep --set router.vcs=2,4 -- info
+expect 2 "'info' cannot be swept; the command after -- must be run, nas, replay or traffic" -- \
+  "$mgen" sweep --set router.vcs=2,4 -- info
 expect 2 "unknown option --bogus" -- "$mgen" sweep --set router.vcs=2,4 --bogus nas is
 expect 2 "drop --report" -- "$mgen" sweep --set router.vcs=2,4 -- nas is --report x.json
 expect 2 "router.vcs is swept and also set" -- "$mgen" sweep --set router.vcs=2,4 -- nas is --set router.vcs=3

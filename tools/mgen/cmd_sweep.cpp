@@ -1,4 +1,4 @@
-// mgen sweep --set KEY=V1,V2 [--set ...] -- run|nas|traffic ...: the cross product of the
+// mgen sweep --set KEY=V1,V2 [--set ...] -- run|nas|replay|traffic ...: the cross product of the
 // swept machine keys, each configuration an independent `mgen` process (local cores, or the
 // processes of an `mpiexec` launch), and one CSV of every run's key figures, in configuration
 // order whichever process ran it and whenever it finished.
@@ -119,15 +119,15 @@ std::vector<std::string> configuration(const std::vector<Axis>& axes, size_t i) 
 // The command after `--`: which subcommand, and what a sweep cannot take from it.
 void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>& axes) {
   if (cmd.empty())
-    throw std::invalid_argument("sweep: which command? mgen sweep --set KEY=V1,V2 -- run|nas|traffic ...");
+    throw std::invalid_argument("sweep: which command? mgen sweep --set KEY=V1,V2 -- run|nas|replay|traffic ...");
   const std::string& sub = cmd[0];
   if (sub.starts_with("-")) {
     throw std::invalid_argument(fmt::format(
         "sweep: unknown option {} (mgen sweep --help lists them; the command to sweep comes after them)", sub));
   }
-  if (sub != "run" && sub != "nas" && sub != "traffic") {
+  if (sub != "run" && sub != "nas" && sub != "traffic" && sub != "replay") {
     throw std::invalid_argument(
-        fmt::format("sweep: '{}' cannot be swept; the command after -- must be run, nas or traffic", sub));
+        fmt::format("sweep: '{}' cannot be swept; the command after -- must be run, nas, replay or traffic", sub));
   }
   // `run`'s options that take a value: its first other word is PROGRAM, and the rest is the
   // program's own (a program may well take a --report of its own).
@@ -135,8 +135,8 @@ void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>&
                                         "--ppn",       "--placement", "--stack", "--timeline", "--paraver",
                                         "--links-csv", "--links",     "--plot",  "--otf2",     "--report"};
   const bool ranks_swept = !axes.empty() && axes.front().key == kRanksAxis;
-  if (ranks_swept && sub == "traffic") {
-    throw std::invalid_argument("sweep: --ranks sweeps a job's -n; traffic has no ranks");
+  if (ranks_swept && (sub == "traffic" || sub == "replay")) {
+    throw std::invalid_argument(fmt::format("sweep: --ranks sweeps a job's -n; {} takes no -n", sub));
   }
   for (size_t i = 1; i < cmd.size(); ++i) {
     const std::string& a = cmd[i];
