@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <stdexcept>
 
@@ -12,8 +11,7 @@ namespace mgen::net {
 using simcore::Time;
 
 PartitionModel::PartitionModel(const Topology& topology, const std::vector<uint32_t>& counts,
-                               const std::vector<uint32_t>& weight)
-    : topology_(topology) {
+                               const std::vector<uint32_t>& weight) {
   pending_.reserve(kBatch);
   const uint32_t routers = topology.routers();
   // Router r's block: where the weight before it falls among P equal shares of the total.
@@ -35,27 +33,13 @@ PartitionModel::PartitionModel(const Topology& topology, const std::vector<uint3
       kept.push_back(p);
     }
   }
-  auto block_of = [&](uint32_t r, uint32_t p) {
-    return static_cast<uint32_t>(std::min<uint64_t>(p - 1, before[r] * p / total));
-  };
-  const bool powers = std::all_of(kept.begin(), kept.end(), [](uint32_t p) { return std::has_single_bit(p); });
-  const uint32_t finest = kept.empty() ? 0 : *std::max_element(kept.begin(), kept.end());
-  if (powers && finest > 0) {
-    finest_.resize(routers);
-    for (uint32_t r = 0; r < routers; ++r)
-      finest_[r] = block_of(r, finest);
-  }
   for (uint32_t p : kept) {
     Level l;
     l.partitions = p;
-    std::vector<uint32_t> block(routers);
+    l.block.resize(routers);
     for (uint32_t r = 0; r < routers; ++r)
-      block[r] = block_of(r, p);
-    if (finest_.empty()) {
-      l.block = block;
-    } else {
-      l.shift = static_cast<uint32_t>(std::countr_zero(finest) - std::countr_zero(p));
-    }
+      l.block[r] = static_cast<uint32_t>(std::min<uint64_t>(p - 1, before[r] * p / total));
+    const std::vector<uint32_t>& block = l.block;
     l.count.assign(p, 0);
     // The lookahead: the least latency of a link whose ends are in different blocks.
     l.lookahead = Time::max();
@@ -103,7 +87,7 @@ void PartitionModel::process() {
         ++l.other;
         continue;
       }
-      const uint32_t b = finest_.empty() ? l.block[e.router] : finest_[e.router] >> l.shift;
+      const uint32_t b = l.block[e.router];
       if (l.count[b]++ == 0) l.touched.push_back(b);
       l.busiest = std::max(l.busiest, l.count[b]);
     }

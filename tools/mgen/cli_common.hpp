@@ -177,6 +177,11 @@ Runner add_replay(CLI::App& app);
 Runner add_nas(CLI::App& app);
 Runner add_whatif(CLI::App& app);
 Runner add_sweep(CLI::App& app);
+// `mgen sweep [OPTIONS] -- COMMAND ...`: the sweep takes its command from the first word that
+// is not one of its options (prefix_command), so its `--` is dropped before parsing (after a
+// `--` CLI11 would hand the command's words to the top level as unexpected). A `--` after the
+// command word is the command's and stays.
+void drop_sweep_separator(std::vector<char*>& args);
 Runner add_validate(CLI::App& app);
 Runner add_calibrate(CLI::App& app);
 

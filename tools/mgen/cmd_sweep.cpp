@@ -20,6 +20,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -116,6 +117,15 @@ std::vector<std::string> configuration(const std::vector<Axis>& axes, size_t i) 
   return v;
 }
 
+// Configuration i as "key=value key=value", from axis `from` on.
+std::string describe(const std::vector<Axis>& axes, size_t i, size_t from = 0) {
+  std::string t;
+  const std::vector<std::string> v = configuration(axes, i);
+  for (size_t a = from; a < axes.size(); ++a)
+    t += fmt::format("{}{}={}", t.empty() ? "" : " ", axes[a].key, v[a]);
+  return t;
+}
+
 // The command after `--`: which subcommand, and what a sweep cannot take from it.
 void check_command(const std::vector<std::string>& cmd, const std::vector<Axis>& axes) {
   if (cmd.empty())
@@ -190,28 +200,32 @@ std::vector<std::string> child_environment(uint32_t share) {
   return env;
 }
 
-// What the CSV takes from a run's report (the rest, per-rank tables, links and the machine,
-// stays in the report file): less to hold, and less to gather under mpiexec.
-const std::vector<const char*> kJobFields{"backend", "predicted_time_s", "predicted_ps", "events",     "messages",
-                                          "bytes",   "packet_hops",      "npb_time_s",   "mops_total", "wall_s"};
-const std::vector<const char*> kPointFields{"offered",        "accepted",       "latency_mean_ns",
-                                            "latency_p50_ns", "latency_p99_ns", "saturated",
-                                            "events",         "packet_hops",    "wall_s"};
+// The CSV's columns from a run's report: every job's, NAS's own, and traffic's per point. The
+// rest of a report (per-rank tables, links, the machine) stays in its file: less to hold, and
+// less to gather under mpiexec.
+const std::vector<const char*> kJobFields{"backend", "predicted_time_s", "predicted_ps", "events", "messages",
+                                          "bytes",   "packet_hops"};
+const std::vector<const char*> kNasFields{"npb_time_s", "mops_total"};
+const std::vector<const char*> kPointFields{"offered",        "accepted",  "latency_mean_ns", "latency_p50_ns",
+                                            "latency_p99_ns", "saturated", "events",          "packet_hops"};
+// `from`'s fields among `fields`, and its wall time (--timing).
+json pick(const json& from, const std::vector<const char*>& fields) {
+  json out = json::object();
+  for (const char* f : fields) {
+    if (from.contains(f)) out[f] = from[f];
+  }
+  if (from.contains("wall_s")) out["wall_s"] = from["wall_s"];
+  return out;
+}
 json slim(const json& report) {
   if (!report.is_object()) return nullptr;
-  json out = json::object();
-  for (const char* f : kJobFields) {
-    if (report.contains(f)) out[f] = report[f];
-  }
+  std::vector<const char*> fields = kJobFields;
+  fields.insert(fields.end(), kNasFields.begin(), kNasFields.end());
+  json out = pick(report, fields);
   if (report.contains("points")) {
     out["points"] = json::array();
-    for (const json& p : report["points"]) {
-      json q = json::object();
-      for (const char* f : kPointFields) {
-        if (p.contains(f)) q[f] = p[f];
-      }
-      out["points"].push_back(q);
-    }
+    for (const json& p : report["points"])
+      out["points"].push_back(pick(p, kPointFields));
   }
   return out;
 }
@@ -353,19 +367,17 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
     }
     if (o.status != 0) {
       std::ifstream err(dir / fmt::format("config-{}.err", o.index));
-      std::string line;
-      while (std::getline(err, line)) {
-        if (line.find("error") != std::string::npos || o.error.empty()) o.error = line;
-        if (line.find("error") != std::string::npos) break;
+      // The first line naming an error, else the first line.
+      for (std::string line; std::getline(err, line);) {
+        const bool named = line.find("error") != std::string::npos;
+        if (named || o.error.empty()) o.error = line;
+        if (named) break;
       }
       if (o.error.empty()) o.error = fmt::format("exit status {}", o.status);
     }
     ++done;
     {
-      std::string what;
-      const std::vector<std::string> values = configuration(axes, o.index);
-      for (size_t a = 0; a < axes.size(); ++a)
-        what += fmt::format("{}{}={}", a ? " " : "", axes[a].key, values[a]);
+      const std::string what = describe(axes, o.index);
       std::string result = o.status != 0 ? "FAILED: " + o.error
                            : o.report.contains("predicted_time_s")
                                ? "predicted " + seconds(o.report["predicted_time_s"].get<double>())
@@ -422,6 +434,12 @@ class Mpich {
     size_(kCommWorld, &s);
     return s;
   }
+  // Ends every process of the launch (one that stops alone would leave the others waiting in
+  // the gather).
+  [[noreturn]] void abort(int status) const {
+    abort_(kCommWorld, status);
+    std::_Exit(status);
+  }
   // Every process's `text`, concatenated in rank order, at rank 0 (empty elsewhere).
   std::string gather(const std::string& text) const {
     const int n = size();
@@ -459,14 +477,6 @@ class Mpich {
   int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
   int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
   int (*abort_)(int, int) = nullptr;
-
- public:
-  // Ends every process of the launch (one that stops alone would leave the others waiting in
-  // the gather).
-  [[noreturn]] void abort(int status) const {
-    abort_(kCommWorld, status);
-    std::_Exit(status);
-  }
 };
 
 json outcome_json(const Outcome& o) {
@@ -519,19 +529,9 @@ std::string make_csv(const std::string& sub, const std::vector<Axis>& axes, cons
   std::string head = "config";
   for (const Axis& a : axes)
     head += "," + csv_field(a.key);
-  std::vector<const char*> fields;
-  if (sub == "traffic") {
-    fields = {"offered",        "accepted",  "latency_mean_ns", "latency_p50_ns",
-              "latency_p99_ns", "saturated", "events",          "packet_hops"};
-    head += ",status";
-  } else {
-    fields = {"backend", "predicted_time_s", "predicted_ps", "events", "messages", "bytes", "packet_hops"};
-    if (sub == "nas") {
-      fields.push_back("npb_time_s");
-      fields.push_back("mops_total");
-    }
-    head += ",status";
-  }
+  head += ",status";
+  std::vector<const char*> fields = sub == "traffic" ? kPointFields : kJobFields;
+  if (sub == "nas") fields.insert(fields.end(), kNasFields.begin(), kNasFields.end());
   for (const char* f : fields)
     head += std::string(",") + f;
   if (timing) head += ",wall_s,cpu_s";
@@ -571,13 +571,6 @@ std::string make_csv(const std::string& sub, const std::vector<Axis>& axes, cons
 void plot_sweep(const std::string& prefix, const std::vector<std::string>& cmd, const std::vector<Axis>& axes,
                 const std::vector<Outcome>& outcomes) {
   const bool traffic = cmd[0] == "traffic";
-  auto label = [&](size_t config, size_t from) {
-    std::string t;
-    const std::vector<std::string> v = configuration(axes, config);
-    for (size_t a = from; a < axes.size(); ++a)
-      t += fmt::format("{}{}={}", t.empty() ? "" : " ", axes[a].key, v[a]);
-    return t;
-  };
   const std::string data = prefix + ".dat";
   // Jobs: outcome x * lines + c is value x of the first key in line c.
   const size_t lines = traffic ? outcomes.size() : outcomes.size() / axes[0].values.size();
@@ -586,14 +579,14 @@ void plot_sweep(const std::string& prefix, const std::vector<std::string>& cmd, 
     std::ofstream out(data);
     for (size_t c = 0; c < lines; ++c) {
       if (traffic) {
-        titles.push_back(label(c, 0));
+        titles.push_back(describe(axes, c));
         const json& r = outcomes[c].report;
         if (r.is_object() && r.contains("points")) {
           for (const json& p : r["points"])
             out << num(p, "offered") << " " << num(p, "latency_mean_ns") << "\n";
         }
       } else {
-        titles.push_back(axes.size() > 1 ? label(c, 1) : "predicted");
+        titles.push_back(axes.size() > 1 ? describe(axes, c, 1) : "predicted");
         for (size_t x = 0; x < axes[0].values.size(); ++x) {
           const std::string y =
               num(outcomes[x * lines + c].report, cmd[0] == "nas" ? "npb_time_s" : "predicted_time_s");
@@ -763,6 +756,22 @@ int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd,
 }
 
 }  // namespace
+
+// The sweep's options that take a value (add_sweep): a `--` after one of them is its value.
+const std::vector<std::string_view> kValued{"--set", "--ranks", "-j", "--jobs", "--csv", "--plot", "--keep"};
+
+void drop_sweep_separator(std::vector<char*>& args) {
+  if (args.size() < 2 || std::string_view(args[1]) != "sweep") return;
+  for (size_t i = 2; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--") {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+    if (!a.starts_with("-")) return;  // the command word
+    if (std::find(kValued.begin(), kValued.end(), a) != kValued.end()) ++i;
+  }
+}
 
 Runner add_sweep(CLI::App& app) {
   auto* sub = app.add_subcommand(

@@ -35,25 +35,8 @@ int main(int argc, char** argv) {
   add(mgen::cli::add_sweep);
   add(mgen::cli::add_validate);
   add(mgen::cli::add_calibrate);
-  // `mgen sweep [OPTIONS] -- COMMAND ...`: the sweep takes its command from the first word that
-  // is not one of its options (prefix_command), so the separator is dropped before parsing:
-  // after a `--` CLI11 would hand the command's words to the top level as unexpected.
   std::vector<char*> args(argv, argv + argc);
-  if (argc > 1 && std::string_view(argv[1]) == "sweep") {
-    // Only a `--` among the sweep's own options; one after the command word is the command's.
-    for (size_t i = 2; i < args.size(); ++i) {
-      const std::string_view a = args[i];
-      if (a == "--") {
-        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-      if (!a.starts_with("-")) break;  // the command word
-      if (a == "--set" || a == "--ranks" || a == "-j" || a == "--jobs" || a == "--csv" || a == "--plot" ||
-          a == "--keep") {
-        ++i;
-      }
-    }
-  }
+  mgen::cli::drop_sweep_separator(args);
   try {
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ValidationError& e) {

@@ -73,8 +73,7 @@ class PartitionModel {
   struct Level {
     uint32_t partitions = 0;
     simcore::Time lookahead;
-    std::vector<uint32_t> block;  // router -> block (empty when it follows from finest_)
-    uint32_t shift = 0;           // else: block = finest_[router] >> shift
+    std::vector<uint32_t> block;  // router -> block
     std::vector<uint64_t> count;  // events of each block in the current window
     std::vector<uint32_t> touched;
     uint64_t other = 0;  // events outside the network in the window
@@ -94,13 +93,9 @@ class PartitionModel {
   static constexpr size_t kBatch = size_t{1} << 12;  // 64 KiB: stays in the cache the run uses
   std::vector<Seen> pending_;
   double seconds_ = 0;
-  const Topology& topology_;
   std::vector<Level> levels_;
   std::vector<uint32_t> too_many_;  // counts above loaded_
   uint32_t loaded_ = 0;
-  // When every count is a power of two: each router's block at the largest count, from which
-  // the others follow by a shift (floor(x * P / T) = floor(x * 2P / T) / 2): one load per event.
-  std::vector<uint32_t> finest_;
   uint64_t events_ = 0, network_events_ = 0;
 };
 
