@@ -75,6 +75,7 @@ PacketNetwork::PacketNetwork(const BackendContext& c, const NetworkConfig& confi
   }
   nics_.assign(topology.endpoints(), Nic{});
   nic_credits_.assign(size_t{topology.endpoints()} * vcs_, vc_buffer);
+  deliveries_.assign(topology.endpoints(), 0);
   // Wide credit rings if some link's credit round trip holds more than four full packets.
   for (const Port& port : ports_) {
     if (port.kind != PeerKind::kUnconnected && port.latency * 2 > port.full_ser * 4) wide_rings_ = true;
@@ -314,7 +315,7 @@ void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t 
   msg.src = src;
   msg.dst = dst;
   msg.packets = size.count() == 0 ? 1 : static_cast<uint32_t>((size.count() + payload_max_ - 1) / payload_max_);
-  msg.seq = message_seq_++;
+  msg.seq = nics_[src].messages++;
   ++totals_.messages_injected;
   totals_.payload_bytes += size.count();
   settle(src);
@@ -450,7 +451,9 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   Packet& p = packets_[pk];
   p.msg = m;
   p.dst = msg.dst;
-  p.hash = mix_hash((uint64_t{msg.seq} << 32) | msg.sent);
+  // A packet's hash names it in the whole run: its source, its message's number there, its own
+  // number in the message.
+  p.hash = mix_hash(uint64_t{mix_hash(uint64_t{e} << 32 | msg.seq)} << 32 | msg.sent);
   p.wire = wire;
   p.payload = payload;
   // Age = when the packet would have left an idle source NIC. Counting from the message post
@@ -521,7 +524,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk, Time at) {
   if (response) {
     finish(p.msg);  // an FMA response (one packet) reports nothing: its message is done
   } else if (++msg.received == msg.packets) {
-    engine_.schedule_canonical(dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, message_data(p.msg));
+    engine_.schedule_canonical(dma_end + dma_latency_, kinds_[kMsgDelivered], e, 0, delivery_data(e, p.msg));
   }
   free_packet(pk);
   // The NIC answers a put once its data is in memory.
@@ -538,7 +541,7 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
   msg.src = from;
   msg.dst = to;
   msg.packets = 1;
-  msg.seq = message_seq_++;
+  msg.seq = nics_[from].messages++;
   settle(from);
   enqueue(from, m);
   try_inject(from);
@@ -615,17 +618,19 @@ void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t p
   if (steps_) {
     const uint32_t in_gp = topo_.port_base(peer) + peer_port;
     LinkQueue& q = link_queues_[in_gp];
-    // Behind a packet of its own message, a packet takes that packet's route from here on: the
-    // same call of route() on the same path (routing per destination) would give the same answer.
-    if (q.first != kNoId && same_route_ && q.msg == p.msg) {
+    // Behind a packet to the same destination that arrived in the same routing state, a packet
+    // takes that packet's route: with routing per destination the same call of route() would
+    // give the same answer.
+    if (q.first != kNoId && same_route_ && q.dst == p.dst && q.in_state == p.state) {
       p.out_port = q.port;
       p.vc_lo = q.vc_lo;
       p.vc_hi = q.vc_hi;
       p.state = q.state;
       p.routed = true;
     } else {
+      q.dst = p.dst;
+      q.in_state = p.state;
       route_ahead(peer, p);
-      q.msg = p.msg;
       q.port = p.out_port;
       q.vc_lo = p.vc_lo;
       q.vc_hi = p.vc_hi;

@@ -130,6 +130,10 @@ class PacketNetwork final : public Backend {
     uint32_t held_head = kNoId, held_tail = kNoId;
     Time held_at = Time::max();  // the first held message's time (read without loading it)
     bool credit_blocked = false;
+    // Messages this NIC has injected (FMA responses too): a message's sequence number. Counted
+    // per NIC, not for the whole network, so that a network cut into partitions numbers every
+    // message as a serial run does.
+    uint32_t messages = 0;
   };
   // Hot state of one router port, both directions, in one cache line: a hop reads the input
   // side of the port it arrived on and the output side of the port it leaves by.
@@ -246,10 +250,13 @@ class PacketNetwork final : public Backend {
   void enqueue(EndpointId e, uint32_t m);
   void on_nic_arrive(EndpointId e, uint32_t pk, Time at);
   void finish(uint32_t m);
-  // A kMsgSent/kMsgDelivered event's data: same-time events at one endpoint run in the order the
-  // messages were injected, not in the order of their (recycled) slots, which depends on when
-  // FMA responses are freed and so on the mode (reference, per packet, steps).
+  // A kMsgSent event's data: same-time events at one endpoint run in the order the messages were
+  // injected there, not in the order of their (recycled) slots, which depends on when FMA
+  // responses are freed and so on the mode (reference, per packet, steps) and the partitioning.
   uint64_t message_data(uint32_t m) const { return uint64_t{messages_[m].seq} << 32 | m; }
+  // A kMsgDelivered event's data: same-time deliveries at one endpoint run in the order their
+  // last packets reached its NIC (deliveries_ counts them per endpoint).
+  uint64_t delivery_data(EndpointId e, uint32_t m) { return uint64_t{deliveries_[e]++} << 32 | m; }
 
   uint32_t alloc_packet();
   void free_packet(uint32_t pk);
@@ -317,8 +324,9 @@ class PacketNetwork final : public Backend {
   // kHeadReady), and the time of its next step (Time::max() if none is scheduled).
   struct alignas(32) LinkQueue {
     uint32_t first = kNoId, last = kNoId;
-    uint32_t msg = 0;
-    uint16_t port = 0;
+    EndpointId dst = 0;   // the last packet's destination,
+    RouteState in_state;  // its routing state as it arrives,
+    uint16_t port = 0;    // and its route at the next router
     uint8_t vc_lo = 0, vc_hi = 0;
     RouteState state;
   };
@@ -332,6 +340,7 @@ class PacketNetwork final : public Backend {
 
   std::vector<Nic> nics_;
   std::vector<int32_t> nic_credits_;  // per endpoint and VC: credit at the first router's input
+  std::vector<uint32_t> deliveries_;  // per endpoint: messages delivered (delivery_data)
   std::vector<LinkStats> nic_stats_;
 
   std::vector<Packet> packets_;
@@ -339,7 +348,6 @@ class PacketNetwork final : public Backend {
   uint64_t live_packets_ = 0;
   std::vector<Message> messages_;
   uint32_t free_messages_ = kNoId;
-  uint32_t message_seq_ = 0;
   std::vector<uint32_t> scratch_;
   std::vector<int32_t> credit_view_;  // adaptive routing's view of a router's free credits
   // Reference mode: the wake-ups pending, as (time, kind, target, port).

@@ -36,6 +36,7 @@ struct RouteState {
   uint8_t dim = 0xff;   // dimension the packet is travelling in
   uint8_t crossed = 0;  // crossed the dateline in that dimension
   uint8_t escape = 0;   // adaptive routing: the packet fell back to the escape (DOR) network
+  bool operator==(const RouteState&) const = default;
 };
 
 // Where the packet goes next: an output port and the range of downstream VCs it may take.

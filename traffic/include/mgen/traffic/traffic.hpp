@@ -29,7 +29,7 @@ struct TrafficOptions {
   Bytes message_size;  // 0 = one full packet
   Time warmup = Time::us(20);
   Time measure = Time::us(50);
-  Time drain_limit = Time::us(500);  // how long to wait after the window for measured messages
+  Time drain_limit = Time::us(500);  // how long after the window the network may take to drain
   uint64_t seed = 1;
   double hotspot_fraction = 1.0;  // hotspot: share of messages sent to the hot endpoint
   uint32_t hotspot = 0;
