@@ -82,6 +82,15 @@ NetworkModel::NetworkModel(simcore::Engine& engine, const NetworkConfig& config,
 
 NetworkModel::~NetworkModel() = default;
 
+void NetworkModel::join_partition(const PartitionPlan& plan, uint32_t part) {
+  if (!backend_->partitionable()) {
+    throw ConfigError("network.backend", fmt::format("the {} backend cannot be partitioned over threads (only the "
+                                                     "packet backend, outside router.reference mode)",
+                                                     entry_->name));
+  }
+  backend_->join_partition(plan, part);
+}
+
 NetworkModel::ZeroLoad NetworkModel::zero_load(EndpointId src, EndpointId dst, Bytes size) const {
   const ZeroLoadModel::Timing t = oracle_->zero_load(src, dst, size, Time::zero());
   return ZeroLoad{t.sent, t.delivered, t.router_hops};

@@ -67,6 +67,8 @@ class Generator : public net::MessageSink {
       schedule_next(e, Time::zero());
     if (options_.steady_events) return run_steady(wall_start);
     const Time limit = window_end_ + options_.drain_limit;
+    // Router steps end at the limit, as a partitioned run's do: nothing past it is simulated.
+    net_.set_window_end(limit + Time::ps(1));
     std::unique_ptr<net::PartitionModel> model;
     if (!options_.partition_model.empty()) {
       net::PartitionModel::require_packet(net_.backend_name());
@@ -98,37 +100,125 @@ class Generator : public net::MessageSink {
       engine_.run(step, prefetch(), limit);
     }
 
-    TrafficResult r;
-    r.offered = options_.load;
-    r.accepted = static_cast<double>(window_wire_bytes_) / capacity(window_end_ - window_start_);
-    r.measured = measured_;
-    r.completed = latencies_.size();
-    if (!latencies_.empty()) {
-      std::sort(latencies_.begin(), latencies_.end());
-      auto pct = [&](double q) {
-        const size_t i =
-            std::min(latencies_.size() - 1, static_cast<size_t>(q * static_cast<double>(latencies_.size())));
-        return static_cast<double>(latencies_[i]) * 1e-3;
-      };
-      double sum = 0;
-      for (int64_t l : latencies_)
-        sum += static_cast<double>(l);
-      r.latency_mean_ns = sum / static_cast<double>(latencies_.size()) * 1e-3;
-      r.latency_p50_ns = pct(0.50);
-      r.latency_p90_ns = pct(0.90);
-      r.latency_p99_ns = pct(0.99);
-      r.latency_max_ns = static_cast<double>(latencies_.back()) * 1e-3;
-    }
-    r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
-    const Time end = engine_.idle() ? last_event_ : limit;  // drained, or stopped at the limit
-    r.links = net_.links();
+    TrafficResult r = summarize({this}, limit);
     if (model) {
       r.partition_model = model->rows();
       r.partition_network_events = model->network_events();
       r.partition_model_s = model->seconds();
     }
-    finish(r, wall_start);
-    r.simulated = end;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+
+  // The network cut into options.threads partitions, one thread each (mgen/net/partition.hpp):
+  // each partition's generator drives the sources of its endpoints.
+  static TrafficResult run_partitioned(const net::NetworkConfig& config, const TrafficOptions& options) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const uint32_t parts = options.threads;
+    std::vector<std::unique_ptr<Generator>> gens;
+    for (uint32_t i = 0; i < parts; ++i)
+      gens.push_back(std::make_unique<Generator>(config, options));
+    const net::Topology& t = gens[0]->net_.topology();
+    destination(options.pattern, t, 0, 0, options);  // reject a bad pattern before simulating
+    std::vector<uint32_t> weight(t.routers(), 0);       // every endpoint sends
+    for (EndpointId e = 0; e < t.endpoints(); ++e)
+      ++weight[t.endpoint_router(e)];
+    const net::PartitionPlan plan = net::cut_routers(t, parts, weight);
+    for (uint32_t i = 0; i < parts; ++i) {
+      Generator& g = *gens[i];
+      g.net_.join_partition(plan, i);
+      for (EndpointId e = 0; e < t.endpoints(); ++e) {
+        if (plan.router_part[t.endpoint_router(e)] == i) g.schedule_next(e, Time::zero());
+      }
+    }
+    const Time limit = gens[0]->window_end_ + options.drain_limit;
+    std::vector<uint64_t> events(parts, 0);  // per partition, after each exchange (for progress)
+    std::vector<Time> now(parts);
+    uint64_t reported = 0;
+    const net::WindowStats windows = net::run_windows(
+        parts, plan.lookahead, limit, [&](uint32_t i) { return gens[i]->engine_.next_time(); },
+        [&](uint32_t i, Time until) {
+          Generator& g = *gens[i];
+          g.net_.set_window_end(simcore::min(until, limit) + Time::ps(1));
+          g.engine_.run([&g](const Event& ev) { g.handle(ev); }, g.prefetch(), until);
+        },
+        [&](uint32_t i, Time end) {
+          Generator& g = *gens[i];
+          for (uint32_t k = 0; k < parts; ++k) {
+            if (k != i) g.net_.take_crossings(gens[k]->net_, end);
+          }
+          events[i] = g.engine_.events_processed();
+          now[i] = g.engine_.now();
+        },
+        [&](uint64_t) {
+          if (!options.progress) return;
+          uint64_t sum = 0;
+          for (uint64_t n : events)
+            sum += n;
+          if (sum - reported < kProgressEvents) return;
+          reported = sum;
+          options.progress(std::min_element(now.begin(), now.end())->seconds(), sum);
+        });
+    std::vector<Generator*> all;
+    for (auto& g : gens)
+      all.push_back(g.get());
+    TrafficResult r = summarize(all, limit);
+    r.partitions = parts;
+    r.windows = windows.windows;
+    r.sync_wall_s = windows.sync_wall_s;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+
+  // What one run reports, from the generators of its partitions (one in a serial run).
+  static TrafficResult summarize(const std::vector<Generator*>& gens, Time limit) {
+    const Generator& g0 = *gens[0];
+    TrafficResult r;
+    r.offered = g0.options_.load;
+    uint64_t window_wire_bytes = 0;
+    std::vector<int64_t> latencies;
+    bool idle = true;
+    Time last;
+    net::NetworkTotals totals;
+    for (const Generator* g : gens) {
+      window_wire_bytes += g->window_wire_bytes_;
+      r.measured += g->measured_;
+      latencies.insert(latencies.end(), g->latencies_.begin(), g->latencies_.end());
+      idle = idle && g->engine_.idle();
+      last = simcore::max(last, g->last_event_);
+      r.events += g->engine_.events_processed();
+      r.packet_hops += g->net_.totals().packet_hops;
+      // Each link's statistics are kept by the partition that drives it; the others' are zero.
+      std::vector<net::LinkInfo> links = g->net_.links();
+      if (r.links.empty()) {
+        r.links = std::move(links);
+      } else {
+        for (size_t i = 0; i < links.size(); ++i) {
+          r.links[i].stats.bytes += links[i].stats.bytes;
+          r.links[i].stats.packets += links[i].stats.packets;
+          r.links[i].stats.busy += links[i].stats.busy;
+        }
+      }
+    }
+    r.accepted = static_cast<double>(window_wire_bytes) / g0.capacity(g0.window_end_ - g0.window_start_);
+    r.completed = latencies.size();
+    if (!latencies.empty()) {
+      std::sort(latencies.begin(), latencies.end());
+      auto pct = [&](double q) {
+        const size_t i = std::min(latencies.size() - 1, static_cast<size_t>(q * static_cast<double>(latencies.size())));
+        return static_cast<double>(latencies[i]) * 1e-3;
+      };
+      double sum = 0;
+      for (int64_t l : latencies)
+        sum += static_cast<double>(l);
+      r.latency_mean_ns = sum / static_cast<double>(latencies.size()) * 1e-3;
+      r.latency_p50_ns = pct(0.50);
+      r.latency_p90_ns = pct(0.90);
+      r.latency_p99_ns = pct(0.99);
+      r.latency_max_ns = static_cast<double>(latencies.back()) * 1e-3;
+    }
+    r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
+    r.simulated = idle ? last : limit;  // drained, or stopped at the limit
     return r;
   }
 
@@ -304,6 +394,14 @@ TrafficResult run_traffic(const net::NetworkConfig& network, const TrafficOption
     throw std::invalid_argument(fmt::format("offered load {} is outside (0, 10]", options.load));
   }
   if (options.measure <= Time::zero()) throw std::invalid_argument("the measurement window must be positive");
+  if (options.threads == 0) throw std::invalid_argument("the number of threads must be at least 1");
+  if (options.threads > 1) {
+    if (options.steady_events) throw std::invalid_argument("benchmark mode runs on one thread");
+    if (!options.partition_model.empty()) {
+      throw std::invalid_argument("the partition model measures a serial run: it does not combine with threads");
+    }
+    return Generator::run_partitioned(network, options);
+  }
   Generator g(network, options);
   return g.run();
 }

@@ -203,7 +203,8 @@ void PacketNetwork::dispatch(const Event& e) {
       Message& m = messages_[id];
       m.sent_done = true;  // FMA responses have no such event (send_packet)
       sink_.on_message_sent(m.cookie, e.time);
-      if (m.delivered) finish(id);
+      // A message to another partition is delivered there, under its own record.
+      if (m.delivered || (plan_ && !mine_endpoint(m.dst))) finish(id);
       break;
     }
     case kMsgDelivered: {
@@ -295,6 +296,8 @@ void PacketNetwork::prefetch(const Event& e) const {
 }
 
 void PacketNetwork::finish(uint32_t m) {
+  if (messages_[m].keyed) [[unlikely]]
+    by_key_.erase(message_key(messages_[m].src, messages_[m].seq));
   messages_[m].next = free_messages_;
   free_messages_ = m;
 }
@@ -318,6 +321,8 @@ void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t 
   msg.seq = nics_[src].messages++;
   ++totals_.messages_injected;
   totals_.payload_bytes += size.count();
+  if (plan_ && !mine_endpoint(dst)) [[unlikely]]
+    announce(m);
   settle(src);
   enqueue(src, m);
   try_inject(src);
@@ -451,6 +456,11 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   Packet& p = packets_[pk];
   p.msg = m;
   p.dst = msg.dst;
+  p.src = e;
+  if (plan_ && !mine_endpoint(msg.dst)) [[unlikely]] {  // delivered in another partition
+    p.msg = msg.seq;
+    p.msg_is_seq = true;
+  }
   // A packet's hash names it in the whole run: its source, its message's number there, its own
   // number in the message.
   p.hash = mix_hash(uint64_t{mix_hash(uint64_t{e} << 32 | msg.seq)} << 32 | msg.sent);
@@ -484,7 +494,10 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
       enqueue(e, m);  // round-robin between the NIC's messages, one packet at a time
     }
   } else if (msg.response) {
-    // Nothing to report: it is freed when it reaches its NIC (on_nic_arrive).
+    // Nothing to report: it is freed when it reaches its NIC (on_nic_arrive), or now if that
+    // NIC is in another partition (which has its own record of it).
+    if (plan_ && !mine_endpoint(msg.dst)) [[unlikely]]
+      finish(m);
   } else {
     engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, message_data(m));
   }
@@ -542,6 +555,8 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
   msg.dst = to;
   msg.packets = 1;
   msg.seq = nics_[from].messages++;
+  if (plan_ && !mine_endpoint(to)) [[unlikely]]
+    announce(m);
   settle(from);
   enqueue(from, m);
   try_inject(from);
@@ -613,6 +628,10 @@ void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
 }
 
 void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
+  if (plan_ && !mine(peer)) [[unlikely]] {
+    export_packet(peer, peer_port, pk, vc, ready);
+    return;
+  }
   Packet& p = packets_[pk];
   p.vc = static_cast<uint8_t>(vc);
   if (steps_) {
@@ -713,7 +732,9 @@ void PacketNetwork::step(RouterId r, Time t) {
   if (step_at_[r] != t) return;  // an earlier step has replanned
   step_at_[r] = Time::max();
   stepping_ = r;
-  const Time end = horizon_[r] == Time::max() ? Time::max() : t + horizon_[r];
+  // A partitioned run's step also ends with the window: a packet or credit from another
+  // partition reaches r no sooner than the window's end, but only then is it known.
+  const Time end = simcore::min(horizon_[r] == Time::max() ? Time::max() : t + horizon_[r], window_end_);
   const uint32_t base = topo_.port_base(r);
   std::vector<AgendaEntry>& agenda = agenda_[r];
   while (!agenda.empty() && agenda.front().at < end) {
@@ -895,8 +916,12 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   } else {
     if (in.kind == PeerKind::kRouter) {
       const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
-      return_credit(up_gp, due, in_vc, p.wire);
-      if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
+      if (plan_ && !mine(in.peer)) [[unlikely]] {
+        out_[plan_->router_part[in.peer]].credits.push_back(CreditNote{due, up_gp, in.peer, in.peer_port, in_vc, p.wire});
+      } else {
+        return_credit(up_gp, due, in_vc, p.wire);
+        if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);
+      }
     } else {
       nic_ring(in.peer, [&](auto& q) { q.push(due, in_vc, p.wire, overflow_); });
       if (nics_[in.peer].credit_blocked) nic_wake(in.peer, due);
@@ -914,6 +939,79 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
     }
   }
   if (in_vcs.fifo_head != kNoId) become_head(r, in_gp, in_vc);
+}
+
+// ---------------------------------------------------------------- partitioned runs
+
+void PacketNetwork::join_partition(const PartitionPlan& plan, uint32_t part) {
+  if (reference_) throw std::logic_error("router.reference mode cannot be partitioned");
+  plan_ = &plan;
+  part_ = part;
+  out_.assign(plan.parts, Outbox{});
+}
+
+void PacketNetwork::announce(uint32_t m) {
+  const Message& msg = messages_[m];
+  out_[plan_->router_part[topo_.endpoint_router(msg.dst)]].messages.push_back(
+      MessageNote{msg.cookie, msg.posted, msg.src, msg.dst, msg.packets, msg.seq, msg.response});
+}
+
+void PacketNetwork::export_packet(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
+  Packet& p = packets_[pk];
+  if (!p.msg_is_seq) {
+    // A message this partition sent and delivers, or delivers for another: the packet may come
+    // back, and then finds its record by (source, number).
+    Message& msg = messages_[p.msg];
+    if (!msg.keyed) {
+      by_key_.emplace(message_key(msg.src, msg.seq), p.msg);
+      msg.keyed = true;
+    }
+    p.msg = msg.seq;
+    p.msg_is_seq = true;
+  }
+  out_[plan_->router_part[peer]].packets.push_back(PacketNote{p, ready, peer, peer_port, vc});
+  free_packet(pk);
+}
+
+void PacketNetwork::take_crossings(Backend& from, Time window_end) {
+  Outbox& box = static_cast<PacketNetwork&>(from).out_[part_];
+  now_ = window_end;
+  for (const MessageNote& n : box.messages) {
+    const uint32_t m = alloc_message();
+    Message& msg = messages_[m];
+    msg.cookie = n.cookie;
+    msg.posted = n.posted;
+    msg.src = n.src;
+    msg.dst = n.dst;
+    msg.packets = n.packets;
+    msg.seq = n.seq;
+    msg.response = n.response;
+    msg.sent_done = true;  // the source reports it sent
+    msg.keyed = true;
+    by_key_.emplace(message_key(n.src, n.seq), m);
+  }
+  for (const CreditNote& n : box.credits) {
+    return_credit(n.up_gp, n.due, n.vc, n.bytes);
+    if (ports_[n.up_gp].credit_blocked) wake(n.router, n.port, n.due);
+  }
+  for (const PacketNote& n : box.packets) {
+    const uint32_t pk = alloc_packet();
+    Packet& p = packets_[pk];
+    p = n.packet;
+    if (mine_endpoint(p.dst)) {
+      const auto it = by_key_.find(message_key(p.src, p.msg));
+      if (it == by_key_.end()) {
+        throw std::logic_error(fmt::format("partition {}: a packet from endpoint {} (message {}) arrived unannounced",
+                                           part_, p.src, p.msg));
+      }
+      p.msg = it->second;
+      p.msg_is_seq = false;
+    }
+    send_to_router(n.peer, n.peer_port, pk, n.vc, n.ready);
+  }
+  box.messages.clear();
+  box.credits.clear();
+  box.packets.clear();
 }
 
 uint32_t PacketNetwork::event_router(const Event& e) const {

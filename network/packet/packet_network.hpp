@@ -34,9 +34,11 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "mgen/net/backend.hpp"
+#include "mgen/net/partition.hpp"
 #include "packet/credit_ring.hpp"
 
 namespace mgen::net {
@@ -87,6 +89,19 @@ class PacketNetwork final : public Backend {
   std::string describe_stuck(size_t limit) const override;
   uint32_t event_router(const simcore::Event& e) const override;
 
+  // Partitioned runs (mgen/net/partition.hpp). Three things cross a cut, each at least the
+  // lookahead ahead: a packet granted onto a link into another partition (it reaches that
+  // partition's router a link latency and the head delay later), a credit returned to an
+  // upstream router there (due a link latency after the grant), and the news of a message to
+  // an endpoint there (injected now; its first packet crosses a cut later still). They wait in
+  // an outbox per partition and are applied at the window's end exactly as the serial run
+  // applies them at once; the receiving partition numbers the messages it delivers after their
+  // source's (source, number). Router steps end at the window's end.
+  bool partitionable() const override { return !reference_; }
+  void join_partition(const PartitionPlan& plan, uint32_t part) override;
+  void set_window_end(Time end) override { window_end_ = end; }
+  void take_crossings(Backend& from, Time window_end) override;
+
  private:
   // The body of the constructor reads the machine through these names.
   PacketNetwork(const BackendContext& c, const NetworkConfig& config, const Topology& topology, const Routing& routing);
@@ -108,6 +123,10 @@ class PacketNetwork final : public Backend {
     uint8_t vc = 0;
     bool routed = false;  // lookahead: out_port and the VC range are already those of the next router
     RouteState state;
+    // Partitioned runs: `msg` is the message's number at its source (not a slot of this
+    // partition) while the packet is in a partition that neither sent nor delivers it.
+    bool msg_is_seq = false;
+    EndpointId src = 0;
   };
   struct alignas(64) Message {
     uint64_t cookie = 0;
@@ -120,6 +139,7 @@ class PacketNetwork final : public Backend {
     uint32_t next = kNoId;  // NIC round-robin ring, held list, or free-list link
     bool sent_done = false, delivered = false;
     bool response = false;  // an FMA response: one packet of response_ bytes, nothing to report
+    bool keyed = false;     // partitioned runs: found by (source, number) in by_key_
   };
   struct alignas(64) Nic {
     Time link_busy, dma_free, rx_dma_free;
@@ -258,6 +278,37 @@ class PacketNetwork final : public Backend {
   // last packets reached its NIC (deliveries_ counts them per endpoint).
   uint64_t delivery_data(EndpointId e, uint32_t m) { return uint64_t{deliveries_[e]++} << 32 | m; }
 
+  // Partitioned runs.
+  struct MessageNote {  // a message to an endpoint of another partition
+    uint64_t cookie;
+    Time posted;
+    EndpointId src, dst;
+    uint32_t packets, seq;
+    bool response;
+  };
+  struct CreditNote {  // a credit returned to a router output of another partition
+    Time due;
+    uint32_t up_gp;
+    RouterId router;
+    uint32_t port, vc, bytes;
+  };
+  struct PacketNote {  // a packet granted onto a link into another partition
+    Packet packet;
+    Time ready;
+    RouterId peer;
+    uint32_t peer_port, vc;
+  };
+  struct Outbox {
+    std::vector<MessageNote> messages;
+    std::vector<CreditNote> credits;
+    std::vector<PacketNote> packets;
+  };
+  bool mine(RouterId r) const { return plan_->router_part[r] == part_; }
+  bool mine_endpoint(EndpointId e) const { return mine(topo_.endpoint_router(e)); }
+  static uint64_t message_key(EndpointId src, uint32_t seq) { return uint64_t{src} << 32 | seq; }
+  void export_packet(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready);
+  void announce(uint32_t m);
+
   uint32_t alloc_packet();
   void free_packet(uint32_t pk);
   uint32_t alloc_message();
@@ -348,6 +399,13 @@ class PacketNetwork final : public Backend {
   uint64_t live_packets_ = 0;
   std::vector<Message> messages_;
   uint32_t free_messages_ = kNoId;
+  // Partitioned runs: the plan (null in a serial run), this partition, the window's end, an
+  // outbox per partition, and the messages a packet arriving from elsewhere may belong to.
+  const PartitionPlan* plan_ = nullptr;
+  uint32_t part_ = 0;
+  Time window_end_ = Time::max();
+  std::vector<Outbox> out_;
+  std::unordered_map<uint64_t, uint32_t> by_key_;
   std::vector<uint32_t> scratch_;
   std::vector<int32_t> credit_view_;  // adaptive routing's view of a router's free credits
   // Reference mode: the wake-ups pending, as (time, kind, target, port).

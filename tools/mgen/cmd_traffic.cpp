@@ -32,6 +32,7 @@ struct TrafficCli {
   std::string plot;
   bool partition_model = false;  // --partition-model, --partitions LIST (cli_common.hpp)
   std::string partitions;
+  uint32_t threads = 1;
 };
 
 // The busiest links of a run, and the whole list as CSV on request.
@@ -112,6 +113,9 @@ nlohmann::json result_json(const traffic::TrafficResult& r) {
                       {"simulated_ps", r.simulated.count_ps()},
                       {"wall_s", r.wall_s},
                       {"links", link_summary(r, 10)}};
+  if (r.partitions > 1) {
+    j["partitioned"] = {{"partitions", r.partitions}, {"windows", r.windows}, {"sync_wall_s", r.sync_wall_s}};
+  }
   if (!r.partition_model.empty()) {
     j["partition_model"] =
         partition_model_json(r.partition_model, r.events, r.partition_network_events, r.partition_model_s);
@@ -130,6 +134,7 @@ int run_traffic(const TrafficCli& o) {
   t.seed = o.seed;
   t.hotspot_fraction = o.hotspot_fraction;
   t.hotspot = o.hotspot;
+  t.threads = o.threads;
   if (o.partition_model || !o.partitions.empty()) t.partition_model = partition_counts(o.partitions);
   const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
 
@@ -153,6 +158,10 @@ int run_traffic(const TrafficCli& o) {
     fmt::print("{:8.3f} {:9.3f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:9} {:11} {:8.2f}{}\n", r.offered, r.accepted,
                r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
                r.saturated ? "  saturated" : "");
+    if (r.partitions > 1) {
+      fmt::print("  {} partitions on {} threads: {} windows, partition 0 waited {:.2f} s of {:.2f} s at their ends\n",
+                 r.partitions, r.partitions, r.windows, r.sync_wall_s, r.wall_s);
+    }
     if (!r.partition_model.empty()) {
       fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
                                                   r.partition_model_s));
@@ -218,6 +227,10 @@ Runner add_traffic(CLI::App& app) {
       ->check(check::whole(0, std::numeric_limits<uint32_t>::max()));
   sub->add_option("--report", o->report, "write a JSON report to FILE ('-' for stdout)");
   attach_partition_options(*sub, o->partition_model, o->partitions);
+  sub->add_option("--threads,-j", o->threads,
+                  "cut the network into T partitions of equal load, one thread each (packet backend); the "
+                  "predictions are the one-thread run's to the picosecond (default 1)")
+      ->check(check::whole(1, 1024));
   sub->add_option("--plot", o->plot,
                   "draw the latency-load curve with gnuplot: PREFIX-latency.png (latency and accepted load "
                   "against offered load)");

@@ -20,6 +20,8 @@
 
 namespace mgen::net {
 
+struct PartitionPlan;
+
 class MessageSink {
  public:
   virtual ~MessageSink() = default;
@@ -86,6 +88,18 @@ class Backend {
   // router of the endpoint it concerns): the partition model (partition_model.hpp). kNoId when
   // the backend has no such notion.
   virtual uint32_t event_router(const simcore::Event& /*e*/) const { return kNoId; }
+
+  // Partitioned runs (mgen/net/partition.hpp). A backend that supports them drives only the
+  // routers of partition `part` of `plan` (which outlives it), their NICs and endpoints; what it
+  // would do to another partition's routers or endpoints waits in an outbox for that partition.
+  virtual bool partitionable() const { return false; }
+  virtual void join_partition(const PartitionPlan& /*plan*/, uint32_t /*part*/) {}
+  // The end of the window being run: nothing may be decided at or after it that a crossing not
+  // yet taken could change.
+  virtual void set_window_end(Time /*end*/) {}
+  // Takes and applies what partition `from` (the same backend in another partition, idle now)
+  // sent this one in the window that ended at `window_end`.
+  virtual void take_crossings(Backend& /*from*/, Time /*window_end*/) {}
 };
 
 struct BackendEntry {

@@ -67,6 +67,11 @@ class NetworkModel {
   // A readable account of where undelivered packets are stuck (at most `limit` lines).
   std::string describe_stuck(size_t limit = 20) const { return backend_->describe_stuck(limit); }
 
+  // Partitioned runs (mgen/net/partition.hpp): see Backend. The backend must be partitionable.
+  void join_partition(const PartitionPlan& plan, uint32_t part);
+  void set_window_end(Time end) { backend_->set_window_end(end); }
+  void take_crossings(NetworkModel& from, Time window_end) { backend_->take_crossings(*from.backend_, window_end); }
+
   // Zero-load timing of one message on this machine (the analytic oracle), whatever the backend.
   struct ZeroLoad {
     Time sent;       // after injection: the last packet has left the source NIC

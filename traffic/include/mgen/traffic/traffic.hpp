@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mgen/net/network.hpp"
+#include "mgen/net/partition.hpp"
 #include "mgen/net/partition_model.hpp"
 
 namespace mgen::traffic {
@@ -43,6 +44,9 @@ struct TrafficOptions {
   // The partition model (mgen/net/partition_model.hpp) for these partition counts; empty: off.
   // Not in benchmark mode.
   std::vector<uint32_t> partition_model;
+  // Partitions of the network, one thread each (mgen/net/partition.hpp): the predictions are the
+  // serial run's to the picosecond. 1: serial. Not in benchmark mode, nor with partition_model.
+  uint32_t threads = 1;
 };
 
 struct TrafficResult {
@@ -57,6 +61,11 @@ struct TrafficResult {
   std::vector<net::PartitionModel::Row> partition_model;  // when TrafficOptions::partition_model
   uint64_t partition_network_events = 0;
   double partition_model_s = 0;  // the model's own wall time, part of wall_s
+  // A partitioned run (TrafficOptions::threads): its partitions, windows, and the wall time the
+  // first partition spent waiting for the others at the windows' ends.
+  uint32_t partitions = 1;
+  uint64_t windows = 0;
+  double sync_wall_s = 0;
   Time simulated;
   double simulated_s() const { return simulated.seconds(); }
   double wall_s = 0;
