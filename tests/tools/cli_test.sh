@@ -198,5 +198,19 @@ expect 0 "64 more blocks than the 4 routers holding the job" -- "$mgen" nas mg -
 expect 0 "partition model .* 2 +20 ns" -- "$mgen" traffic --partition-model uniform --load 0.1 --measure 1us
 expect 2 "partitioned packet network; this run's backend is flow" -- \
   "$mgen" nas mg --class S -n 16 --set network.backend=flow --partition-model
+# traffic --threads (issue 24): the same point as one thread, and what cannot be partitioned.
+one=$("$mgen" traffic uniform --load 0.2 --measure 3us | sed -n 3p | awk '{NF--; print}')
+two=$("$mgen" traffic uniform --load 0.2 --measure 3us --threads 2 | sed -n 3p | awk '{NF--; print}')
+if [ -n "$one" ] && [ "$one" = "$two" ]; then
+  echo "ok: traffic --threads 2 predicts what one thread does"
+else
+  echo "FAIL: traffic --threads 2 predicted '$two', one thread '$one'"
+  failures=$((failures + 1))
+fi
+expect 0 "2 partitions on 2 threads: [0-9]+ windows" -- "$mgen" traffic uniform --load 0.2 --measure 1us -j 2
+expect 2 "the flow backend cannot be partitioned" -- \
+  "$mgen" traffic uniform --measure 1us -j 2 --set network.backend=flow
+expect 2 "cannot cut the network into 600 partitions: 512 router" -- "$mgen" traffic uniform --measure 1us -j 600
+expect 2 "does not combine with threads" -- "$mgen" traffic uniform --measure 1us -j 2 --partition-model
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
