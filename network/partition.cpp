@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -89,64 +90,141 @@ class Barrier {
 
 }  // namespace
 
-WindowStats run_windows(uint32_t parts, Time lookahead, Time limit, const std::function<Time(uint32_t)>& next_time,
-                        const std::function<void(uint32_t, Time)>& run,
-                        const std::function<void(uint32_t, Time)>& exchange,
-                        const std::function<void(uint64_t)>& between) {
+namespace {
+
+// The bytes one process sends another in a window: per (source, destination) pair of
+// partitions, in order, the two indices, a length and the packed crossings.
+void put_block(std::string& out, uint32_t from, uint32_t to, const std::string& bytes) {
+  const uint32_t head[2] = {from, to};
+  const uint64_t n = bytes.size();
+  out.append(reinterpret_cast<const char*>(head), sizeof head);
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(bytes);
+}
+
+}  // namespace
+
+WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limit, const PartitionHooks& hooks) {
   WindowStats stats;
+  const uint32_t parts = layout.parts, local = layout.local, first = layout.first();
+  PartitionTransport* const transport = layout.transport;
+  const uint32_t processes = transport ? transport->size() : 1;
+  if (parts != local * processes) throw std::logic_error("partition layout: parts != local partitions x processes");
+
   Time start = Time::max();
-  for (uint32_t i = 0; i < parts; ++i)
-    start = simcore::min(start, next_time(i));
+  for (uint32_t i = 0; i < local; ++i)
+    start = simcore::min(start, hooks.next_time(first + i));
+  if (transport) start = Time::ps(transport->min(start.count_ps()));
   if (start == Time::max() || start > limit) return stats;
 
-  Barrier barrier(parts);
-  std::vector<Time> next(parts, Time::max());
-  std::vector<std::exception_ptr> errors(parts);
+  Barrier barrier(local);
+  // out[i][j]: what local partition i packed for partition j; in[j][k]: what partition k (in
+  // another process) sent local partition j.
+  std::vector<std::vector<std::string>> out(local, std::vector<std::string>(parts));
+  std::vector<std::vector<std::string>> in(local, std::vector<std::string>(parts));
+  std::vector<Time> next(local, Time::max());
+  Time earliest_all = Time::max();  // written by the first thread between barriers
+  std::vector<std::exception_ptr> errors(local);
   std::atomic<bool> failed{false};
   double waited = 0;
   uint64_t windows = 0;
 
+  auto wait = [&](uint32_t i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    barrier.wait();
+    if (i == 0) waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto guarded = [&](uint32_t i, auto&& body) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      body();
+    } catch (...) {
+      errors[i] = std::current_exception();
+      failed = true;
+    }
+  };
   // Every thread computes the same window sequence from the same published times.
   auto worker = [&](uint32_t i) {
+    const uint32_t me = first + i;
     Time w = start;
     for (;;) {
       const Time end = lookahead == Time::max() || w > Time::max() - lookahead ? Time::max() : w + lookahead;
       const Time until = simcore::min(end == Time::max() ? Time::max() : end - Time::ps(1), limit);
-      if (!failed.load(std::memory_order_relaxed)) {
-        try {
-          run(i, until);
-        } catch (...) {
-          errors[i] = std::current_exception();
-          failed = true;
+      guarded(i, [&] {
+        hooks.run(me, until);
+        for (uint32_t j = 0; j < parts; ++j) {
+          if (j != me) hooks.pack(me, j, out[i][j]);
         }
-      }
-      auto t0 = std::chrono::steady_clock::now();
-      barrier.wait();
-      if (i == 0) waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!failed.load(std::memory_order_relaxed)) {
-        try {
-          exchange(i, end);
-          next[i] = next_time(i);
-        } catch (...) {
-          errors[i] = std::current_exception();
-          failed = true;
+      });
+      wait(i);
+      if (transport && i == 0) {
+        // One exchange between processes, by the first thread (MPI_THREAD_FUNNELED). A process
+        // whose partitions failed still takes part, so that no other waits for it forever;
+        // the error ends the run after this window.
+        std::vector<std::string> to(processes);
+        for (uint32_t q = 0; q < processes; ++q) {
+          if (q == transport->rank()) continue;
+          for (uint32_t l = 0; l < local; ++l)
+            for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
+              put_block(to[q], first + l, j, out[l][j]);
+              out[l][j].clear();
+            }
         }
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<std::string> got = transport->exchange(to);
+        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const std::string& bytes : got) {
+          std::string_view rest(bytes);
+          while (!rest.empty()) {
+            uint32_t head[2];
+            uint64_t n = 0;
+            std::memcpy(head, rest.data(), sizeof head);
+            std::memcpy(&n, rest.data() + sizeof head, sizeof n);
+            rest.remove_prefix(sizeof head + sizeof n);
+            in[head[1] - first][head[0]].assign(rest.data(), n);
+            rest.remove_prefix(n);
+          }
+        }
+        wait(i);
+      } else if (transport) {
+        wait(i);
       }
-      t0 = std::chrono::steady_clock::now();
-      barrier.wait();
-      if (i == 0) waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (failed.load(std::memory_order_relaxed)) return;
+      guarded(i, [&] {
+        for (uint32_t k = 0; k < parts; ++k) {
+          if (k == me) continue;
+          std::string& bytes = k >= first && k < first + local ? out[k - first][me] : in[i][k];
+          hooks.take(me, bytes, end);
+          bytes.clear();
+        }
+        next[i] = hooks.next_time(me);
+      });
+      wait(i);
       Time earliest = Time::max();
-      for (uint32_t k = 0; k < parts; ++k)
-        earliest = simcore::min(earliest, next[k]);
+      if (transport) {
+        // A failure anywhere ends the run everywhere: the minimum is then -1.
+        if (i == 0) {
+          Time mine = Time::max();
+          for (uint32_t k = 0; k < local; ++k)
+            mine = simcore::min(mine, next[k]);
+          const auto t0 = std::chrono::steady_clock::now();
+          earliest_all = Time::ps(transport->min(failed.load() ? -1 : mine.count_ps()));
+          waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (earliest_all < Time::zero()) failed = true;
+        }
+        wait(i);
+        earliest = earliest_all;
+      } else {
+        for (uint32_t k = 0; k < local; ++k)
+          earliest = simcore::min(earliest, next[k]);
+      }
+      if (failed.load(std::memory_order_relaxed)) return;
       if (i == 0) {
         ++windows;
-        if (between && !errors[0]) {
-          try {  // the others are already in the next window: an error ends the run after it
-            between(windows);
+        if (hooks.between && !errors[0]) {
+          try {  // the others may be in the next window already: an error ends the run at its end
+            hooks.between(windows);
           } catch (...) {
             errors[0] = std::current_exception();
-            failed = true;
           }
         }
       }
@@ -156,8 +234,8 @@ WindowStats run_windows(uint32_t parts, Time lookahead, Time limit, const std::f
     }
   };
   std::vector<std::thread> threads;
-  threads.reserve(parts - 1);
-  for (uint32_t i = 1; i < parts; ++i)
+  threads.reserve(local - 1);
+  for (uint32_t i = 1; i < local; ++i)
     threads.emplace_back(worker, i);
   worker(0);
   for (std::thread& t : threads)
@@ -165,6 +243,7 @@ WindowStats run_windows(uint32_t parts, Time lookahead, Time limit, const std::f
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  if (failed) throw std::runtime_error("another process of the launch failed");
   stats.windows = windows;
   stats.sync_wall_s = waited;
   return stats;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <stdexcept>
@@ -110,81 +111,87 @@ class Generator : public net::MessageSink {
     return r;
   }
 
-  // The network cut into options.threads partitions, one thread each (mgen/net/partition.hpp):
-  // each partition's generator drives the sources of its endpoints.
+  // The network cut into partitions, options.threads per process of the launch (one thread
+  // each; mgen/net/partition.hpp): each partition's generator drives the sources of its
+  // endpoints.
   static TrafficResult run_partitioned(const net::NetworkConfig& config, const TrafficOptions& options) {
     const auto wall_start = std::chrono::steady_clock::now();
-    const uint32_t parts = options.threads;
+    net::PartitionLayout layout;
+    layout.local = options.threads;
+    layout.transport = options.transport;
+    layout.parts = layout.local * (options.transport ? options.transport->size() : 1);
+    const uint32_t first = layout.first();
     std::vector<std::unique_ptr<Generator>> gens;
-    for (uint32_t i = 0; i < parts; ++i)
+    for (uint32_t i = 0; i < layout.local; ++i)
       gens.push_back(std::make_unique<Generator>(config, options));
     const net::Topology& t = gens[0]->net_.topology();
     destination(options.pattern, t, 0, 0, options);  // reject a bad pattern before simulating
     std::vector<uint32_t> weight(t.routers(), 0);       // every endpoint sends
     for (EndpointId e = 0; e < t.endpoints(); ++e)
       ++weight[t.endpoint_router(e)];
-    const net::PartitionPlan plan = net::cut_routers(t, parts, weight);
-    for (uint32_t i = 0; i < parts; ++i) {
+    const net::PartitionPlan plan = net::cut_routers(t, layout.parts, weight);
+    for (uint32_t i = 0; i < layout.local; ++i) {
       Generator& g = *gens[i];
-      g.net_.join_partition(plan, i);
+      g.net_.join_partition(plan, first + i);
       for (EndpointId e = 0; e < t.endpoints(); ++e) {
-        if (plan.router_part[t.endpoint_router(e)] == i) g.schedule_next(e, Time::zero());
+        if (plan.router_part[t.endpoint_router(e)] == first + i) g.schedule_next(e, Time::zero());
       }
     }
     const Time limit = gens[0]->window_end_ + options.drain_limit;
-    std::vector<uint64_t> events(parts, 0);  // per partition, after each exchange (for progress)
-    std::vector<Time> now(parts);
+    std::vector<uint64_t> events(layout.local, 0);  // per local partition, after each exchange (progress)
+    std::vector<Time> now(layout.local);
     uint64_t reported = 0;
-    const net::WindowStats windows = net::run_windows(
-        parts, plan.lookahead, limit, [&](uint32_t i) { return gens[i]->engine_.next_time(); },
-        [&](uint32_t i, Time until) {
-          Generator& g = *gens[i];
-          g.net_.set_window_end(simcore::min(until, limit) + Time::ps(1));
-          g.engine_.run([&g](const Event& ev) { g.handle(ev); }, g.prefetch(), until);
-        },
-        [&](uint32_t i, Time end) {
-          Generator& g = *gens[i];
-          for (uint32_t k = 0; k < parts; ++k) {
-            if (k != i) g.net_.take_crossings(gens[k]->net_, end);
-          }
-          events[i] = g.engine_.events_processed();
-          now[i] = g.engine_.now();
-        },
-        [&](uint64_t) {
-          if (!options.progress) return;
-          uint64_t sum = 0;
-          for (uint64_t n : events)
-            sum += n;
-          if (sum - reported < kProgressEvents) return;
-          reported = sum;
-          options.progress(std::min_element(now.begin(), now.end())->seconds(), sum);
-        });
+    net::PartitionHooks hooks;
+    hooks.next_time = [&](uint32_t i) { return gens[i - first]->engine_.next_time(); };
+    hooks.run = [&](uint32_t i, Time until) {
+      Generator& g = *gens[i - first];
+      g.net_.set_window_end(simcore::min(until, limit) + Time::ps(1));
+      g.engine_.run([&g](const Event& ev) { g.handle(ev); }, g.prefetch(), until);
+    };
+    hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) { gens[i - first]->net_.pack_crossings(j, out); };
+    hooks.take = [&](uint32_t i, std::string_view bytes, Time end) {
+      Generator& g = *gens[i - first];
+      g.net_.take_crossings(bytes, end);
+      events[i - first] = g.engine_.events_processed();
+      now[i - first] = g.engine_.now();
+    };
+    hooks.between = [&](uint64_t) {
+      if (!options.progress) return;
+      uint64_t sum = 0;
+      for (uint64_t n : events)
+        sum += n;
+      if (sum - reported < kProgressEvents) return;
+      reported = sum;
+      options.progress(std::min_element(now.begin(), now.end())->seconds(), sum);
+    };
+    const net::WindowStats windows = net::run_windows(layout, plan.lookahead, limit, hooks);
     std::vector<Generator*> all;
     for (auto& g : gens)
       all.push_back(g.get());
-    TrafficResult r = summarize(all, limit);
-    r.partitions = parts;
+    TrafficResult r = summarize(all, limit, options.transport);
+    r.partitions = layout.parts;
+    r.processes = options.transport ? options.transport->size() : 1;
     r.windows = windows.windows;
     r.sync_wall_s = windows.sync_wall_s;
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
   }
 
-  // What one run reports, from the generators of its partitions (one in a serial run).
-  static TrafficResult summarize(const std::vector<Generator*>& gens, Time limit) {
+  // What one run reports, from the generators of its partitions (one in a serial run); with a
+  // transport, of every process's partitions (the same result in every process).
+  static TrafficResult summarize(const std::vector<Generator*>& gens, Time limit,
+                                 net::PartitionTransport* transport = nullptr) {
     const Generator& g0 = *gens[0];
     TrafficResult r;
     r.offered = g0.options_.load;
-    uint64_t window_wire_bytes = 0;
+    uint64_t window_wire_bytes = 0, busy = 0;
     std::vector<int64_t> latencies;
-    bool idle = true;
     Time last;
-    net::NetworkTotals totals;
     for (const Generator* g : gens) {
       window_wire_bytes += g->window_wire_bytes_;
       r.measured += g->measured_;
       latencies.insert(latencies.end(), g->latencies_.begin(), g->latencies_.end());
-      idle = idle && g->engine_.idle();
+      busy += !g->engine_.idle();
       last = simcore::max(last, g->last_event_);
       r.events += g->engine_.events_processed();
       r.packet_hops += g->net_.totals().packet_hops;
@@ -199,6 +206,31 @@ class Generator : public net::MessageSink {
           r.links[i].stats.busy += links[i].stats.busy;
         }
       }
+    }
+    if (transport) {
+      // Sums over the processes; the last event as the least of its negation.
+      std::vector<uint64_t> sums = {window_wire_bytes, r.measured, busy, r.events, r.packet_hops};
+      for (const net::LinkInfo& l : r.links) {
+        sums.push_back(l.stats.bytes);
+        sums.push_back(l.stats.packets);
+        sums.push_back(static_cast<uint64_t>(l.stats.busy.count_ps()));
+      }
+      transport->sum(sums);
+      window_wire_bytes = sums[0];
+      r.measured = sums[1];
+      busy = sums[2];
+      r.events = sums[3];
+      r.packet_hops = sums[4];
+      for (size_t i = 0; i < r.links.size(); ++i) {
+        r.links[i].stats.bytes = sums[5 + 3 * i];
+        r.links[i].stats.packets = sums[6 + 3 * i];
+        r.links[i].stats.busy = Time::ps(static_cast<int64_t>(sums[7 + 3 * i]));
+      }
+      last = Time::ps(-transport->min(-last.count_ps()));
+      const std::string mine(reinterpret_cast<const char*>(latencies.data()), latencies.size() * sizeof(int64_t));
+      const std::string every = transport->gather(mine);
+      latencies.resize(every.size() / sizeof(int64_t));
+      std::memcpy(latencies.data(), every.data(), latencies.size() * sizeof(int64_t));
     }
     r.accepted = static_cast<double>(window_wire_bytes) / g0.capacity(g0.window_end_ - g0.window_start_);
     r.completed = latencies.size();
@@ -218,7 +250,7 @@ class Generator : public net::MessageSink {
       r.latency_max_ns = static_cast<double>(latencies.back()) * 1e-3;
     }
     r.saturated = r.completed < r.measured || r.accepted < 0.9 * r.offered;
-    r.simulated = idle ? last : limit;  // drained, or stopped at the limit
+    r.simulated = busy == 0 ? last : limit;  // drained, or stopped at the limit
     return r;
   }
 
@@ -395,7 +427,7 @@ TrafficResult run_traffic(const net::NetworkConfig& network, const TrafficOption
   }
   if (options.measure <= Time::zero()) throw std::invalid_argument("the measurement window must be positive");
   if (options.threads == 0) throw std::invalid_argument("the number of threads must be at least 1");
-  if (options.threads > 1) {
+  if (options.threads > 1 || options.transport) {
     if (options.steady_events) throw std::invalid_argument("benchmark mode runs on one thread");
     if (!options.partition_model.empty()) {
       throw std::invalid_argument("the partition model measures a serial run: it does not combine with threads");

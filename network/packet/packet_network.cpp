@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <functional>
 #include <stdexcept>
 
@@ -973,10 +975,45 @@ void PacketNetwork::export_packet(RouterId peer, uint32_t peer_port, uint32_t pk
   free_packet(pk);
 }
 
-void PacketNetwork::take_crossings(Backend& from, Time window_end) {
-  Outbox& box = static_cast<PacketNetwork&>(from).out_[part_];
+namespace {
+
+// Crossings travel as a count and the records' bytes, per kind: plain values of one build.
+template <class T>
+void pack_records(std::vector<T>& records, std::string& out) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const uint64_t n = records.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(reinterpret_cast<const char*>(records.data()), n * sizeof(T));
+  records.clear();
+}
+
+template <class T, class F>
+void take_records(std::string_view& in, F&& apply) {
+  uint64_t n = 0;
+  if (in.size() < sizeof n) throw std::logic_error("partition crossings: truncated record count");
+  std::memcpy(&n, in.data(), sizeof n);
+  in.remove_prefix(sizeof n);
+  if (in.size() / sizeof(T) < n) throw std::logic_error("partition crossings: truncated records");
+  for (uint64_t i = 0; i < n; ++i) {
+    T record;
+    std::memcpy(static_cast<void*>(&record), in.data() + i * sizeof(T), sizeof(T));
+    apply(record);
+  }
+  in.remove_prefix(n * sizeof(T));
+}
+
+}  // namespace
+
+void PacketNetwork::pack_crossings(uint32_t to, std::string& out) {
+  Outbox& box = out_[to];
+  pack_records(box.messages, out);
+  pack_records(box.credits, out);
+  pack_records(box.packets, out);
+}
+
+void PacketNetwork::take_crossings(std::string_view in, Time window_end) {
   now_ = window_end;
-  for (const MessageNote& n : box.messages) {
+  take_records<MessageNote>(in, [&](const MessageNote& n) {
     const uint32_t m = alloc_message();
     Message& msg = messages_[m];
     msg.cookie = n.cookie;
@@ -989,12 +1026,12 @@ void PacketNetwork::take_crossings(Backend& from, Time window_end) {
     msg.sent_done = true;  // the source reports it sent
     msg.keyed = true;
     by_key_.emplace(message_key(n.src, n.seq), m);
-  }
-  for (const CreditNote& n : box.credits) {
+  });
+  take_records<CreditNote>(in, [&](const CreditNote& n) {
     return_credit(n.up_gp, n.due, n.vc, n.bytes);
     if (ports_[n.up_gp].credit_blocked) wake(n.router, n.port, n.due);
-  }
-  for (const PacketNote& n : box.packets) {
+  });
+  take_records<PacketNote>(in, [&](const PacketNote& n) {
     const uint32_t pk = alloc_packet();
     Packet& p = packets_[pk];
     p = n.packet;
@@ -1008,10 +1045,8 @@ void PacketNetwork::take_crossings(Backend& from, Time window_end) {
       p.msg_is_seq = false;
     }
     send_to_router(n.peer, n.peer_port, pk, n.vc, n.ready);
-  }
-  box.messages.clear();
-  box.credits.clear();
-  box.packets.clear();
+  });
+  if (!in.empty()) throw std::logic_error("partition crossings: bytes left over");
 }
 
 uint32_t PacketNetwork::event_router(const Event& e) const {

@@ -207,7 +207,7 @@ else
   echo "FAIL: traffic --threads 2 predicted '$two', one thread '$one'"
   failures=$((failures + 1))
 fi
-expect 0 "2 partitions on 2 threads: [0-9]+ windows" -- "$mgen" traffic uniform --load 0.2 --measure 1us -j 2
+expect 0 "2 partitions on 2 thread\(s\) x 1 process\(es\): [0-9]+ windows" -- "$mgen" traffic uniform --load 0.2 --measure 1us -j 2
 expect 2 "the flow backend cannot be partitioned" -- \
   "$mgen" traffic uniform --measure 1us -j 2 --set network.backend=flow
 expect 2 "cannot cut the network into 600 partitions: 512 router" -- "$mgen" traffic uniform --measure 1us -j 600

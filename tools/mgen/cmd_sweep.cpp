@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "mpich.hpp"
 
 extern char** environ;
 
@@ -392,92 +393,6 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
 
 // ---------------------------------------------------------------- processes of an mpiexec launch
 
-// The launch this process belongs to (MPICH's Hydra or Open MPI set these for each process).
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
-}
-
-// MPICH's library, opened for this command only (local symbols: the rank programs `mgen run`
-// loads use libmgen's MPI, never this one). The handles are MPICH's ABI constants.
-class Mpich {
- public:
-  Mpich() {
-    for (const char* name : {"libmpich.so.12", "libmpich.so"}) {
-      lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib_) break;
-    }
-    if (!lib_) {
-      throw std::runtime_error(
-          "sweep: started by mpiexec, but MPICH's library (libmpich.so.12) cannot be opened: apt-get install "
-          "libmpich12");
-    }
-    init_ = sym<int (*)(int*, char***)>("MPI_Init");
-    finalize_ = sym<int (*)()>("MPI_Finalize");
-    rank_ = sym<int (*)(int, int*)>("MPI_Comm_rank");
-    size_ = sym<int (*)(int, int*)>("MPI_Comm_size");
-    gather_ = sym<int (*)(const void*, int, int, void*, int, int, int, int)>("MPI_Gather");
-    gatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int, int)>("MPI_Gatherv");
-    abort_ = sym<int (*)(int, int)>("MPI_Abort");
-    if (init_(nullptr, nullptr) != 0) throw std::runtime_error("sweep: MPI_Init failed");
-  }
-  ~Mpich() { finalize_(); }
-  Mpich(const Mpich&) = delete;
-  Mpich& operator=(const Mpich&) = delete;
-  int rank() const {
-    int r = 0;
-    rank_(kCommWorld, &r);
-    return r;
-  }
-  int size() const {
-    int s = 1;
-    size_(kCommWorld, &s);
-    return s;
-  }
-  // Ends every process of the launch (one that stops alone would leave the others waiting in
-  // the gather).
-  [[noreturn]] void abort(int status) const {
-    abort_(kCommWorld, status);
-    std::_Exit(status);
-  }
-  // Every process's `text`, concatenated in rank order, at rank 0 (empty elsewhere).
-  std::string gather(const std::string& text) const {
-    const int n = size();
-    const int len = static_cast<int>(text.size());
-    std::vector<int> lens(n), offsets(n);
-    gather_(&len, 1, kInt, lens.data(), 1, kInt, 0, kCommWorld);
-    std::string all;
-    if (rank() == 0) {
-      int total = 0;
-      for (int r = 0; r < n; ++r) {
-        offsets[r] = total;
-        total += lens[r];
-      }
-      all.resize(static_cast<size_t>(total));
-    }
-    gatherv_(text.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, 0, kCommWorld);
-    return all;
-  }
-
- private:
-  static constexpr int kCommWorld = 0x44000000;
-  static constexpr int kChar = 0x4c000101;
-  static constexpr int kInt = 0x4c000405;
-  template <class F>
-  F sym(const char* name) {
-    void* p = dlsym(lib_, name);
-    if (!p) throw std::runtime_error(fmt::format("sweep: MPICH's library has no {}", name));
-    return reinterpret_cast<F>(p);
-  }
-  void* lib_ = nullptr;
-  int (*init_)(int*, char***) = nullptr;
-  int (*finalize_)() = nullptr;
-  int (*rank_)(int, int*) = nullptr;
-  int (*size_)(int, int*) = nullptr;
-  int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
-  int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
-  int (*abort_)(int, int) = nullptr;
-};
 
 json outcome_json(const Outcome& o) {
   return json{{"index", o.index},   {"status", o.status}, {"cpu_s", o.cpu_s},
@@ -636,20 +551,15 @@ int run_sweep(const SweepCli& o, const std::vector<std::string>& cmd) {
   for (const Axis& a : axes)
     total *= a.values.size();
 
-  // A launch by MPICH's mpiexec (Hydra sets PMI_SIZE); MPICH's ABI is the one spoken here.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") && !std::getenv("PMI_SIZE")) {
-    throw std::invalid_argument(
-        "sweep: started by Open MPI's mpiexec; mgen sweep shares its configurations over MPICH's (mpiexec.mpich)");
-  }
-  const int launch_size = env_int("PMI_SIZE", 1);
+  const int launch = launch_size("sweep");
   std::unique_ptr<Mpich> mpi;
   int rank = 0, size = 1;
-  if (launch_size > 1) {
-    mpi = std::make_unique<Mpich>();
-    rank = mpi->rank();
-    size = mpi->size();
-    if (size != launch_size) {
-      fmt::print(stderr, "mgen: error: sweep: the launch has {} processes but MPICH counts {}\n", launch_size, size);
+  if (launch > 1) {
+    mpi = std::make_unique<Mpich>("sweep");
+    rank = static_cast<int>(mpi->rank());
+    size = static_cast<int>(mpi->size());
+    if (size != launch) {
+      fmt::print(stderr, "mgen: error: sweep: the launch has {} processes but MPICH counts {}\n", launch, size);
       mpi->abort(2);
     }
   }
@@ -707,7 +617,7 @@ int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd,
     std::string mine_text;
     for (const Outcome& oc : outcomes)
       mine_text += outcome_json(oc).dump() + "\n";
-    const std::string all = mpi->gather(mine_text);
+    const std::string all = mpi->gather_at_root(mine_text);
     if (rank != 0) {
       int worst = 0;
       for (const Outcome& oc : outcomes)

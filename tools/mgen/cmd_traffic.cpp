@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "cli_common.hpp"
+#include "mpich.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/traffic/traffic.hpp"
 #include "resources.hpp"
@@ -114,7 +115,10 @@ nlohmann::json result_json(const traffic::TrafficResult& r) {
                       {"wall_s", r.wall_s},
                       {"links", link_summary(r, 10)}};
   if (r.partitions > 1) {
-    j["partitioned"] = {{"partitions", r.partitions}, {"windows", r.windows}, {"sync_wall_s", r.sync_wall_s}};
+    j["partitioned"] = {{"partitions", r.partitions},
+                        {"processes", r.processes},
+                        {"windows", r.windows},
+                        {"sync_wall_s", r.sync_wall_s}};
   }
   if (!r.partition_model.empty()) {
     j["partition_model"] =
@@ -123,7 +127,10 @@ nlohmann::json result_json(const traffic::TrafficResult& r) {
   return j;
 }
 
-int run_traffic(const TrafficCli& o) {
+// The points of one `mgen traffic`; with `mpi`, this process's share of a partitioned run
+// (rank 0 prints and writes the files).
+int run_points(const TrafficCli& o, Mpich* mpi) {
+  const bool lead = mpi == nullptr || mpi->rank() == 0;
   const config::MachineConfig m = o.machine.load();
   traffic::TrafficOptions t;
   t.pattern = o.pattern;
@@ -135,6 +142,7 @@ int run_traffic(const TrafficCli& o) {
   t.hotspot_fraction = o.hotspot_fraction;
   t.hotspot = o.hotspot;
   t.threads = o.threads;
+  t.transport = mpi;
   if (o.partition_model || !o.partitions.empty()) t.partition_model = partition_counts(o.partitions);
   const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
 
@@ -146,7 +154,7 @@ int run_traffic(const TrafficCli& o) {
              "p99_ns", "max_ns", "messages", "events", "wall_s");
   nlohmann::json points = nlohmann::json::array();
   double last_ok = 0;
-  ProgressReporter progress(false);
+  ProgressReporter progress(!lead);
   for (double load : loads) {
     t.load = load;
     t.progress = [&](double sim, uint64_t events) {
@@ -159,8 +167,9 @@ int run_traffic(const TrafficCli& o) {
                r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
                r.saturated ? "  saturated" : "");
     if (r.partitions > 1) {
-      fmt::print("  {} partitions on {} threads: {} windows, partition 0 waited {:.2f} s of {:.2f} s at their ends\n",
-                 r.partitions, r.partitions, r.windows, r.sync_wall_s, r.wall_s);
+      fmt::print("  {} partitions on {} thread(s) x {} process(es): {} windows, partition 0 waited {:.2f} s of {:.2f} "
+                 "s at their ends\n",
+                 r.partitions, r.partitions / r.processes, r.processes, r.windows, r.sync_wall_s, r.wall_s);
     }
     if (!r.partition_model.empty()) {
       fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
@@ -168,7 +177,7 @@ int run_traffic(const TrafficCli& o) {
     }
     std::fflush(stdout);
     points.push_back(result_json(r));
-    if (!o.links_csv.empty()) write_links_csv(o.links_csv, r.links, r.simulated_s());  // the last point's links
+    if (!o.links_csv.empty() && lead) write_links_csv(o.links_csv, r.links, r.simulated_s());  // the last point's links
     if (loads.size() == 1) {
       const nlohmann::json links = link_summary(r, 5);
       fmt::print("links: mean utilisation {:.3f}; busiest:", links["mean_utilization"].get<double>());
@@ -186,6 +195,7 @@ int run_traffic(const TrafficCli& o) {
       last_ok = load;
     }
   }
+  if (!lead) return 0;
   if (!o.plot.empty()) {
     plot_traffic(o.plot, points, fmt::format("{} traffic on {}, {} B messages", o.pattern, m.name, size));
   }
@@ -197,6 +207,23 @@ int run_traffic(const TrafficCli& o) {
                             {"points", points}});
   }
   return 0;
+}
+
+int run_traffic(const TrafficCli& o) {
+  if (launch_size("traffic") <= 1) return run_points(o, nullptr);
+  // Started by MPICH's mpiexec: the network is cut over the launch's processes, --threads
+  // partitions in each. Other processes print nothing: their standard output is closed.
+  Mpich mpi("traffic");
+  if (mpi.rank() != 0 && !std::freopen("/dev/null", "w", stdout)) mpi.abort(1);
+  try {
+    return run_points(o, &mpi);
+  } catch (const std::exception& e) {
+    // The others may be waiting for this one in a collective: end the launch.
+    fmt::print(stderr, "mgen: error: {} (process {} of the launch)\n", e.what(), mpi.rank());
+    const bool usage = dynamic_cast<const std::invalid_argument*>(&e) || dynamic_cast<const net::ConfigError*>(&e) ||
+                       dynamic_cast<const config::Error*>(&e);
+    mpi.abort(usage ? 2 : 1);
+  }
 }
 
 }  // namespace

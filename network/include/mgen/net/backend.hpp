@@ -97,9 +97,12 @@ class Backend {
   // The end of the window being run: nothing may be decided at or after it that a crossing not
   // yet taken could change.
   virtual void set_window_end(Time /*end*/) {}
-  // Takes and applies what partition `from` (the same backend in another partition, idle now)
-  // sent this one in the window that ended at `window_end`.
-  virtual void take_crossings(Backend& /*from*/, Time /*window_end*/) {}
+  // Appends to `out` what this partition sent partition `to` during the window (as bytes, which
+  // may cross to another process of the same build), and forgets it.
+  virtual void pack_crossings(uint32_t /*to*/, std::string& /*out*/) {}
+  // Applies what another partition's pack_crossings packed for this one, at the end of the
+  // window that ended at `window_end`.
+  virtual void take_crossings(std::string_view /*bytes*/, Time /*window_end*/) {}
 };
 
 struct BackendEntry {

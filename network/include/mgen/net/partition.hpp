@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mgen/net/topology.hpp"
@@ -35,20 +36,55 @@ struct PartitionPlan {
 // ConfigError if two partitions would be joined by a link without latency (no window could run).
 PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight = {});
 
-// Runs `parts` partitions in conservative windows, one thread each, until none has an event
-// left at or before `limit`. Per partition i: next_time(i) is its earliest pending event;
-// run(i, until) handles its events up to `until` (inclusive); exchange(i, window_end) takes
-// what the others sent it during the window that ended at window_end. Between two windows,
-// after every exchange, `between(windows)` runs on the calling thread alone (progress, say).
-// Returns the number of windows. The calling thread runs partition 0.
+// Moves bytes between the processes of a launch (an `mpiexec` of MPICH: tools/mgen/mpich.cpp).
+// Every process calls each function at the same point, as with MPI collectives.
+class PartitionTransport {
+ public:
+  virtual ~PartitionTransport() = default;
+  virtual uint32_t rank() const = 0;
+  virtual uint32_t size() const = 0;
+  // Sends out[q] to process q; returns what each process sent this one, in process order.
+  virtual std::vector<std::string> exchange(const std::vector<std::string>& out) = 0;
+  virtual int64_t min(int64_t value) = 0;  // over every process
+  virtual void sum(std::vector<uint64_t>& values) = 0;     // element by element, on every process
+  virtual std::string gather(const std::string& mine) = 0;  // every process's, in order, on each
+};
+
+// The partitions of a run: `parts` in all, `local` of them in this process (partitions
+// rank * local ... rank * local + local - 1, one thread each); `transport` reaches the other
+// processes (null: this process holds every partition).
+struct PartitionLayout {
+  uint32_t parts = 1;
+  uint32_t local = 1;
+  PartitionTransport* transport = nullptr;
+  uint32_t first() const { return transport ? transport->rank() * local : 0; }
+};
+
+// What run_windows asks of each partition (by its global index). run(i, until): handle the
+// events up to `until` (inclusive); pack(i, j, out): append what i sent j in the window; take(i,
+// bytes, window_end): apply what another partition packed for i; next_time(i): i's earliest
+// pending event. between(windows) runs on the process's first thread after every window, while
+// the other threads may already run the next one (progress lines).
+struct PartitionHooks {
+  std::function<simcore::Time(uint32_t)> next_time;
+  std::function<void(uint32_t, simcore::Time)> run;
+  std::function<void(uint32_t, uint32_t, std::string&)> pack;
+  std::function<void(uint32_t, std::string_view, simcore::Time)> take;
+  std::function<void(uint64_t)> between;
+};
+
 struct WindowStats {
   uint64_t windows = 0;
-  double sync_wall_s = 0;  // partition 0's wall time spent waiting at the windows' ends
+  // The first local thread's wall time spent waiting at the windows' ends (for the other
+  // threads, and in the exchanges between processes).
+  double sync_wall_s = 0;
 };
-WindowStats run_windows(uint32_t parts, simcore::Time lookahead, simcore::Time limit,
-                        const std::function<simcore::Time(uint32_t)>& next_time,
-                        const std::function<void(uint32_t, simcore::Time)>& run,
-                        const std::function<void(uint32_t, simcore::Time)>& exchange,
-                        const std::function<void(uint64_t)>& between = {});
+
+// Runs the partitions in conservative windows until none has an event left at or before
+// `limit`: each window ends a lookahead after it starts; then every partition takes what the
+// others sent it, in partition order, and the next window starts at the earliest pending event
+// of any partition. The calling thread runs the first local partition.
+WindowStats run_windows(const PartitionLayout& layout, simcore::Time lookahead, simcore::Time limit,
+                        const PartitionHooks& hooks);
 
 }  // namespace mgen::net

@@ -47,6 +47,9 @@ struct TrafficOptions {
   // Partitions of the network, one thread each (mgen/net/partition.hpp): the predictions are the
   // serial run's to the picosecond. 1: serial. Not in benchmark mode, nor with partition_model.
   uint32_t threads = 1;
+  // The other processes of an mpiexec launch, each running `threads` partitions of its own
+  // (null: this process runs every partition). Every process gets the same result.
+  net::PartitionTransport* transport = nullptr;
 };
 
 struct TrafficResult {
@@ -64,6 +67,7 @@ struct TrafficResult {
   // A partitioned run (TrafficOptions::threads): its partitions, windows, and the wall time the
   // first partition spent waiting for the others at the windows' ends.
   uint32_t partitions = 1;
+  uint32_t processes = 1;
   uint64_t windows = 0;
   double sync_wall_s = 0;
   Time simulated;

@@ -1,0 +1,164 @@
+#include "mpich.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+namespace mgen::cli {
+
+namespace {
+constexpr int kCommWorld = 0x44000000;
+constexpr int kChar = 0x4c000101;
+constexpr int kInt = 0x4c000405;
+constexpr int kInt64 = 0x4c00083a;
+constexpr int kUint64 = 0x4c00083e;
+constexpr int kOpMin = 0x58000002;
+constexpr int kOpSum = 0x58000003;
+constexpr int kThreadFunneled = 1;
+
+int count_of(size_t bytes) {
+  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    throw std::runtime_error(fmt::format("{} bytes to send at once: more than one MPI call carries", bytes));
+  }
+  return static_cast<int>(bytes);
+}
+}  // namespace
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+int launch_size(const char* command) {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") && !std::getenv("PMI_SIZE")) {
+    throw std::invalid_argument(fmt::format(
+        "{}: started by Open MPI's mpiexec; mgen speaks MPICH's ABI: launch it with MPICH's (mpiexec.mpich)", command));
+  }
+  return env_int("PMI_SIZE", 1);
+}
+
+Mpich::Mpich(const char* command) : command_(command) {
+  for (const char* name : {"libmpich.so.12", "libmpich.so"}) {
+    lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib_) break;
+  }
+  if (!lib_) {
+    throw std::runtime_error(fmt::format(
+        "{}: started by mpiexec, but MPICH's library (libmpich.so.12) cannot be opened: apt-get install libmpich12",
+        command));
+  }
+  init_thread_ = sym<int (*)(int*, char***, int, int*)>("MPI_Init_thread");
+  finalize_ = sym<int (*)()>("MPI_Finalize");
+  rank_ = sym<int (*)(int, int*)>("MPI_Comm_rank");
+  size_ = sym<int (*)(int, int*)>("MPI_Comm_size");
+  gather_ = sym<int (*)(const void*, int, int, void*, int, int, int, int)>("MPI_Gather");
+  gatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int, int)>("MPI_Gatherv");
+  allgather_ = sym<int (*)(const void*, int, int, void*, int, int, int)>("MPI_Allgather");
+  allgatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int)>("MPI_Allgatherv");
+  alltoall_ = sym<int (*)(const void*, int, int, void*, int, int, int)>("MPI_Alltoall");
+  alltoallv_ =
+      sym<int (*)(const void*, const int*, const int*, int, void*, const int*, const int*, int, int)>("MPI_Alltoallv");
+  allreduce_ = sym<int (*)(const void*, void*, int, int, int, int)>("MPI_Allreduce");
+  abort_ = sym<int (*)(int, int)>("MPI_Abort");
+  // Only the thread that called this makes MPI calls (partitioned runs' other threads do not).
+  int provided = 0;
+  if (init_thread_(nullptr, nullptr, kThreadFunneled, &provided) != 0) {
+    throw std::runtime_error(fmt::format("{}: MPI_Init_thread failed", command));
+  }
+  int r = 0, s = 1;
+  rank_(kCommWorld, &r);
+  size_(kCommWorld, &s);
+  rank_value_ = static_cast<uint32_t>(r);
+  size_value_ = static_cast<uint32_t>(s);
+}
+
+Mpich::~Mpich() { finalize_(); }
+
+template <class F>
+F Mpich::sym(const char* name) {
+  void* p = dlsym(lib_, name);
+  if (!p) throw std::runtime_error(fmt::format("{}: MPICH's library has no {}", command_, name));
+  return reinterpret_cast<F>(p);
+}
+
+uint32_t Mpich::rank() const { return rank_value_; }
+uint32_t Mpich::size() const { return size_value_; }
+
+void Mpich::abort(int status) const {
+  abort_(kCommWorld, status);
+  std::_Exit(status);
+}
+
+std::vector<std::string> Mpich::exchange(const std::vector<std::string>& out) {
+  const int n = static_cast<int>(size_value_);
+  std::vector<int> send_counts(n), recv_counts(n), send_offsets(n), recv_offsets(n);
+  std::string send;
+  for (int q = 0; q < n; ++q) {
+    send_offsets[q] = count_of(send.size());
+    send_counts[q] = count_of(out[q].size());
+    send += out[q];
+  }
+  alltoall_(send_counts.data(), 1, kInt, recv_counts.data(), 1, kInt, kCommWorld);
+  size_t total = 0;
+  for (int q = 0; q < n; ++q) {
+    recv_offsets[q] = count_of(total);
+    total += static_cast<size_t>(recv_counts[q]);
+  }
+  std::string recv(total, '\0');
+  alltoallv_(send.data(), send_counts.data(), send_offsets.data(), kChar, recv.data(), recv_counts.data(),
+             recv_offsets.data(), kChar, kCommWorld);
+  std::vector<std::string> in(n);
+  for (int q = 0; q < n; ++q)
+    in[q] = recv.substr(static_cast<size_t>(recv_offsets[q]), static_cast<size_t>(recv_counts[q]));
+  return in;
+}
+
+int64_t Mpich::min(int64_t value) {
+  int64_t out = 0;
+  allreduce_(&value, &out, 1, kInt64, kOpMin, kCommWorld);
+  return out;
+}
+
+void Mpich::sum(std::vector<uint64_t>& values) {
+  std::vector<uint64_t> out(values.size());
+  allreduce_(values.data(), out.data(), count_of(values.size()), kUint64, kOpSum, kCommWorld);
+  values = std::move(out);
+}
+
+std::string Mpich::gather(const std::string& mine) {
+  const int n = static_cast<int>(size_value_);
+  const int len = count_of(mine.size());
+  std::vector<int> lens(n), offsets(n);
+  allgather_(&len, 1, kInt, lens.data(), 1, kInt, kCommWorld);
+  size_t total = 0;
+  for (int r = 0; r < n; ++r) {
+    offsets[r] = count_of(total);
+    total += static_cast<size_t>(lens[r]);
+  }
+  std::string all(total, '\0');
+  allgatherv_(mine.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, kCommWorld);
+  return all;
+}
+
+std::string Mpich::gather_at_root(const std::string& mine) {
+  const int n = static_cast<int>(size_value_);
+  const int len = count_of(mine.size());
+  std::vector<int> lens(n), offsets(n);
+  gather_(&len, 1, kInt, lens.data(), 1, kInt, 0, kCommWorld);
+  std::string all;
+  if (rank_value_ == 0) {
+    size_t total = 0;
+    for (int r = 0; r < n; ++r) {
+      offsets[r] = count_of(total);
+      total += static_cast<size_t>(lens[r]);
+    }
+    all.resize(total);
+  }
+  gatherv_(mine.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, 0, kCommWorld);
+  return all;
+}
+
+}  // namespace mgen::cli

@@ -1,0 +1,63 @@
+// MPICH's library for mgen itself, when an mpiexec of MPICH starts it: `mgen sweep` shares its
+// configurations over the launch's processes, `mgen traffic` cuts the network over them
+// (mgen/net/partition.hpp). The library is opened with dlopen(RTLD_LOCAL), for this command
+// only: the rank programs `mgen run` loads keep libmgen's MPI. The handles are MPICH's ABI
+// constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mgen/net/partition.hpp"
+
+namespace mgen::cli {
+
+// An environment variable as an integer, or `fallback`.
+int env_int(const char* name, int fallback);
+
+// The processes of the mpiexec that started this one (MPICH's Hydra sets PMI_SIZE); 1 when not
+// started by one. `command` names the caller in messages. Open MPI's mpiexec is refused.
+int launch_size(const char* command);
+
+class Mpich final : public net::PartitionTransport {
+ public:
+  // `command` prefixes the messages ("sweep", "traffic").
+  explicit Mpich(const char* command);
+  ~Mpich() override;
+  Mpich(const Mpich&) = delete;
+  Mpich& operator=(const Mpich&) = delete;
+
+  uint32_t rank() const override;
+  uint32_t size() const override;
+  std::vector<std::string> exchange(const std::vector<std::string>& out) override;
+  int64_t min(int64_t value) override;
+  void sum(std::vector<uint64_t>& values) override;
+  // Every process's `mine`, concatenated in rank order, on every process.
+  std::string gather(const std::string& mine) override;
+  // The same at rank 0 only (empty elsewhere).
+  std::string gather_at_root(const std::string& mine);
+  // Ends every process of the launch (one that stops alone would leave the others waiting).
+  [[noreturn]] void abort(int status) const;
+
+ private:
+  template <class F>
+  F sym(const char* name);
+  const char* command_;
+  void* lib_ = nullptr;
+  int (*init_thread_)(int*, char***, int, int*) = nullptr;
+  int (*finalize_)() = nullptr;
+  int (*rank_)(int, int*) = nullptr;
+  int (*size_)(int, int*) = nullptr;
+  int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
+  int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
+  int (*allgather_)(const void*, int, int, void*, int, int, int) = nullptr;
+  int (*allgatherv_)(const void*, int, int, void*, const int*, const int*, int, int) = nullptr;
+  int (*alltoall_)(const void*, int, int, void*, int, int, int) = nullptr;
+  int (*alltoallv_)(const void*, const int*, const int*, int, void*, const int*, const int*, int, int) = nullptr;
+  int (*allreduce_)(const void*, void*, int, int, int, int) = nullptr;
+  int (*abort_)(int, int) = nullptr;
+  uint32_t rank_value_ = 0, size_value_ = 1;
+};
+
+}  // namespace mgen::cli
