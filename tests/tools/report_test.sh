@@ -41,6 +41,7 @@ mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
 "$mgen" info --report "$work/info.json" >/dev/null
 "$mgen" nas mg --class S -n 16 -q --partitions 2,4 --report "$work/nas_pm.json"
 "$mgen" traffic uniform --load 0.1 --measure 2us --partitions 2 --report "$work/traffic_pm.json" >/dev/null
+"$mgen" traffic uniform --load 0.1 --measure 2us --threads 2 --report "$work/traffic_threads.json" >/dev/null
 
 "$py" - "$work" "$src/docs/report-schema.json" <<'PY'
 import csv, json, sys
@@ -61,7 +62,7 @@ def ok(since, msg):  # an "ok" line only when no check failed since `since`
         print("ok:", msg)
 
 reports = {}
-for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm"]:
+for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm", "traffic_threads"]:
     r = json.load(open(f"{work}/{name}.json"))
     reports[name] = r
     errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
@@ -99,6 +100,13 @@ if tp is None or tp["rows"][0]["partitions"] != 2 or tp["network_events"] != tp[
 if "partition_model" in reports["nas"] or "partition_model" in reports["traffic"]["points"][0]:
     bad("a report without --partition-model carries partition_model")
 ok(since, "--partition-model's object in job and traffic reports, and only there")
+since = fail
+tt = reports["traffic_threads"]["points"][0].get("partitioned")
+if not tt or tt["partitions"] != 2 or tt["processes"] != 1 or tt["windows"] < 1:
+    bad(f"traffic_threads.json: partitioned {tt}")
+if "partitioned" in reports["traffic"]["points"][0]:
+    bad("traffic.json: a serial run has a partitioned object")
+ok(since, "a partitioned traffic run's object, and only there")
 
 # The schema can fail: a job report without its per-function table, or with an unknown
 # format version, is refused.
