@@ -16,22 +16,14 @@ namespace mgen::net {
 
 using simcore::Time;
 
-PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight) {
+PartitionPlan block_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight) {
   const uint32_t routers = topology.routers();
   PartitionPlan plan;
   plan.parts = parts;
   plan.router_part.assign(routers, 0);
   uint64_t total = 0;
-  uint32_t loaded = 0;
-  for (uint32_t r = 0; r < routers; ++r) {
-    const uint32_t w = weight.empty() ? 1 : weight[r];
-    total += w;
-    loaded += w > 0;
-  }
-  if (parts == 0 || parts > loaded) {
-    throw std::invalid_argument(
-        fmt::format("cannot cut the network into {} partitions: {} router(s) carry the load", parts, loaded));
-  }
+  for (uint32_t r = 0; r < routers; ++r)
+    total += weight.empty() ? 1 : weight[r];
   // Router r's partition: where the weight before it falls among `parts` equal shares.
   uint64_t before = 0;
   for (uint32_t r = 0; r < routers; ++r) {
@@ -46,6 +38,23 @@ PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::v
       }
     }
   }
+  return plan;
+}
+
+uint32_t loaded_routers(const Topology& topology, const std::vector<uint32_t>& weight) {
+  uint32_t loaded = 0;
+  for (uint32_t r = 0; r < topology.routers(); ++r)
+    loaded += weight.empty() || weight[r] > 0;
+  return loaded;
+}
+
+PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight) {
+  const uint32_t loaded = loaded_routers(topology, weight);
+  if (parts == 0 || parts > loaded) {
+    throw std::invalid_argument(
+        fmt::format("cannot cut the network into {} partitions: {} router(s) carry the load", parts, loaded));
+  }
+  PartitionPlan plan = block_routers(topology, parts, weight);
   if (plan.lookahead == Time::zero()) {
     throw ConfigError(
         "topology.link_latency",

@@ -1,5 +1,7 @@
 #include "mgen/net/partition_model.hpp"
 
+#include "mgen/net/partition.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,17 +15,7 @@ using simcore::Time;
 PartitionModel::PartitionModel(const Topology& topology, const std::vector<uint32_t>& counts,
                                const std::vector<uint32_t>& weight) {
   pending_.reserve(kBatch);
-  const uint32_t routers = topology.routers();
-  // Router r's block: where the weight before it falls among P equal shares of the total.
-  std::vector<uint64_t> before(routers, 0);
-  uint64_t total = 0;
-  uint32_t loaded = 0;
-  for (uint32_t r = 0; r < routers; ++r) {
-    before[r] = total;
-    const uint32_t w = weight.empty() ? 1 : weight[r];
-    total += w;
-    loaded += w > 0;
-  }
+  const uint32_t loaded = loaded_routers(topology, weight);
   loaded_ = loaded;
   std::vector<uint32_t> kept;
   for (uint32_t p : counts) {
@@ -34,23 +26,13 @@ PartitionModel::PartitionModel(const Topology& topology, const std::vector<uint3
     }
   }
   for (uint32_t p : kept) {
+    // The cut a partitioned run makes (partition.hpp): blocks of equal weight, and the lookahead.
+    PartitionPlan plan = block_routers(topology, p, weight);
     Level l;
     l.partitions = p;
-    l.block.resize(routers);
-    for (uint32_t r = 0; r < routers; ++r)
-      l.block[r] = static_cast<uint32_t>(std::min<uint64_t>(p - 1, before[r] * p / total));
-    const std::vector<uint32_t>& block = l.block;
+    l.block = std::move(plan.router_part);
+    l.lookahead = plan.lookahead;
     l.count.assign(p, 0);
-    // The lookahead: the least latency of a link whose ends are in different blocks.
-    l.lookahead = Time::max();
-    for (uint32_t r = 0; r < routers; ++r) {
-      for (uint32_t port = 0; port < topology.ports(r); ++port) {
-        const PortLink& link = topology.link(r, port);
-        if (link.kind == PeerKind::kRouter && block[link.peer] != block[r]) {
-          l.lookahead = simcore::min(l.lookahead, link.latency);
-        }
-      }
-    }
     levels_.push_back(std::move(l));
   }
 }

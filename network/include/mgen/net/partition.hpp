@@ -27,7 +27,6 @@ struct PartitionPlan {
   uint32_t parts = 1;
   std::vector<uint32_t> router_part;           // router -> its partition
   simcore::Time lookahead = simcore::Time::max();  // least latency of a link between two partitions
-  uint32_t part_of_router(RouterId r) const { return router_part[r]; }
 };
 
 // Cuts the routers into `parts` contiguous blocks of equal weight (`weight`: per router; empty:
@@ -35,6 +34,11 @@ struct PartitionPlan {
 // in. Throws std::invalid_argument if there are more parts than routers with weight, and
 // ConfigError if two partitions would be joined by a link without latency (no window could run).
 PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight = {});
+// The same cut without the checks (the partition model, partition_model.hpp, lists such counts
+// rather than refusing them). `parts` must be at least 1 and some router must have weight.
+PartitionPlan block_routers(const Topology& topology, uint32_t parts, const std::vector<uint32_t>& weight = {});
+// Routers with weight (all of them when `weight` is empty): the most partitions there can be.
+uint32_t loaded_routers(const Topology& topology, const std::vector<uint32_t>& weight);
 
 // Moves bytes between the processes of a launch (an `mpiexec` of MPICH: tools/mgen/mpich.cpp).
 // Every process calls each function at the same point, as with MPI collectives.
