@@ -212,5 +212,7 @@ expect 2 "the flow backend cannot be partitioned" -- \
   "$mgen" traffic uniform --measure 1us -j 2 --set network.backend=flow
 expect 2 "cannot cut the network into 600 partitions: 512 router" -- "$mgen" traffic uniform --measure 1us -j 600
 expect 2 "does not combine with threads" -- "$mgen" traffic uniform --measure 1us -j 2 --partition-model
+expect 2 "1000 partitions, each a whole copy of the network of machine 'default' \(262144 routers.* needs about" -- \
+  "$mgen" traffic uniform --set 'topology.dims=[64,64,64]' --measure 1us -j 1000
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -143,6 +143,11 @@ int run_points(const TrafficCli& o, Mpich* mpi) {
   t.hotspot = o.hotspot;
   t.threads = o.threads;
   t.transport = mpi;
+  if (o.threads > 1 || mpi) {
+    // This process's partitions, times the launch's processes on this computer.
+    const uint32_t here = o.threads * static_cast<uint32_t>(mpi ? std::max(1, env_int("MPI_LOCALNRANKS", 1)) : 1);
+    check_partitions_memory(m, here, o.machine.force);
+  }
   if (o.partition_model || !o.partitions.empty()) t.partition_model = partition_counts(o.partitions);
   const std::vector<double> loads = o.sweep.empty() ? std::vector<double>{o.load} : parse_sweep(o.sweep);
 

@@ -62,6 +62,10 @@ uint64_t network_bytes(const config::MachineConfig& m, uint32_t ranks);
 // Before a machine is built (config::BeforeBuild): refuses one whose network cannot fit.
 void check_machine_memory(const config::MachineConfig& m, bool force);
 
+// Before a partitioned run (traffic --threads, or under mpiexec): `copies` partitions on this
+// computer, each holding the whole network.
+void check_partitions_memory(const config::MachineConfig& m, uint32_t copies, bool force);
+
 // Before a job starts (and before a recompiled program is loaded once per rank): the ranks must
 // have places on the machine (nodes x ranks per node, or the rank map), and the job must fit in
 // memory and, for recompiled programs, under the kernel's map-count limit. `program` is the
