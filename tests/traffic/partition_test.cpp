@@ -80,7 +80,7 @@ std::vector<Case> cases() {
     c.nic.transport = "fma";
     out.push_back({"router steps and FMA responses", c, short_run("uniform", 0.3)});
   }
-  for (const char* routing : {"dmodk", "random"}) {
+  for (const char* routing : {"dmodk", "random", "adaptive_up"}) {
     net::NetworkConfig c;
     c.topology.kind = "fattree";
     c.topology.down = {4, 4};
@@ -161,6 +161,10 @@ TEST_CASE("what cannot be partitioned says so", "[traffic][partition][errors]") 
   traffic::TrafficOptions model = o;
   model.partition_model = {2};
   CHECK_THROWS_WITH(traffic::run_traffic(torus({4, 4, 4}), model), Catch::Contains("serial run"));
+  net::NetworkConfig crossbar;
+  crossbar.topology.kind = "crossbar";
+  crossbar.topology.crossbar_nodes = 8;
+  CHECK_THROWS_WITH(traffic::run_traffic(crossbar, o), Catch::Contains("1 router(s) carry the load"));
   traffic::TrafficOptions bench = o;
   bench.steady_events = 1000;
   CHECK_THROWS_WITH(traffic::run_traffic(torus({4, 4, 4}), bench), Catch::Contains("one thread"));
