@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -67,27 +68,35 @@ PartitionPlan cut_routers(const Topology& topology, uint32_t parts, const std::v
 namespace {
 
 // A barrier for a few threads that meet every few hundred microseconds: spin briefly, then
-// sleep on the generation counter.
+// sleep on the generation counter. Each thread brings a time; every thread leaves with the
+// least of them (the next window's start is agreed in the same meeting).
 class Barrier {
  public:
   // Spinning only helps while every thread has a core of its own.
   explicit Barrier(uint32_t n) : n_(n), spins_(n <= std::thread::hardware_concurrency() ? 4000 : 0) {}
-  void wait() {
+  int64_t arrive(int64_t mine) {
     const uint32_t gen = gen_.load(std::memory_order_acquire);
+    for (int64_t seen = min_.load(std::memory_order_relaxed);
+         mine < seen && !min_.compare_exchange_weak(seen, mine, std::memory_order_relaxed);) {
+    }
     if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+      // The last to arrive: every other thread's time is in min_ (their increments came after).
+      result_ = min_.exchange(std::numeric_limits<int64_t>::max(), std::memory_order_acq_rel);
       count_.store(0, std::memory_order_relaxed);
       gen_.fetch_add(1, std::memory_order_release);
       gen_.notify_all();
-      return;
+      return result_;
     }
     for (int spin = 0; spin < spins_; ++spin) {
-      if (gen_.load(std::memory_order_acquire) != gen) return;
+      if (gen_.load(std::memory_order_acquire) != gen) return result_;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     }
     while (gen_.load(std::memory_order_acquire) == gen)
       gen_.wait(gen, std::memory_order_acquire);
+    // Read before arriving again: the next generation cannot end without this thread.
+    return result_;
   }
 
  private:
@@ -95,6 +104,8 @@ class Barrier {
   const int spins_;
   std::atomic<uint32_t> count_{0};
   std::atomic<uint32_t> gen_{0};
+  std::atomic<int64_t> min_{std::numeric_limits<int64_t>::max()};
+  int64_t result_ = 0;
 };
 
 }  // namespace
@@ -127,118 +138,113 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
   if (start == Time::max() || start > limit) return stats;
 
   Barrier barrier(local);
-  // out[i][j]: what local partition i packed for partition j; in[j][k]: what partition k (in
-  // another process) sent local partition j.
-  std::vector<std::vector<std::string>> out(local, std::vector<std::string>(parts));
-  std::vector<std::vector<std::string>> in(local, std::vector<std::string>(parts));
-  std::vector<Time> next(local, Time::max());
-  Time earliest_all = Time::max();  // written by the first thread between barriers
+  // Per window parity: out[p][i][j], what local partition i packed for partition j; in[p][j][k],
+  // what partition k of another process sent local partition j. Two sets, so that a thread
+  // packing the next window never writes what a slower one still takes from this one: the
+  // next window cannot end before every thread has taken this one's.
+  std::vector<std::vector<std::string>> out[2], in[2];
+  for (int p = 0; p < 2; ++p) {
+    out[p].assign(local, std::vector<std::string>(parts));
+    in[p].assign(local, std::vector<std::string>(parts));
+  }
+  int64_t earliest_all = 0;  // with a transport: written by the first thread between barriers
   std::vector<std::exception_ptr> errors(local);
-  std::atomic<bool> failed{false};
   double waited = 0;
   uint64_t windows = 0;
+  constexpr int64_t kFailed = -1;  // a time no partition brings unless it failed
 
-  auto wait = [&](uint32_t i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    barrier.wait();
-    if (i == 0) waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  auto guarded = [&](uint32_t i, auto&& body) {
-    if (failed.load(std::memory_order_relaxed)) return;
-    try {
-      body();
-    } catch (...) {
-      errors[i] = std::current_exception();
-      failed = true;
-    }
-  };
-  // Every thread computes the same window sequence from the same published times.
+  // Every thread computes the same window sequence from the same agreed times.
   auto worker = [&](uint32_t i) {
     const uint32_t me = first + i;
     Time w = start;
-    for (;;) {
+    for (int parity = 0;; parity ^= 1) {
       const Time end = lookahead == Time::max() || w > Time::max() - lookahead ? Time::max() : w + lookahead;
       const Time until = simcore::min(end == Time::max() ? Time::max() : end - Time::ps(1), limit);
-      guarded(i, [&] {
-        hooks.run(me, until);
-        for (uint32_t j = 0; j < parts; ++j) {
-          if (j != me) hooks.pack(me, j, out[i][j]);
-        }
-      });
-      wait(i);
-      if (transport && i == 0) {
-        // One exchange between processes, by the first thread (MPI_THREAD_FUNNELED). A process
-        // whose partitions failed still takes part, so that no other waits for it forever;
-        // the error ends the run after this window.
-        std::vector<std::string> to(processes);
-        for (uint32_t q = 0; q < processes; ++q) {
-          if (q == transport->rank()) continue;
-          for (uint32_t l = 0; l < local; ++l)
-            for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
-              put_block(to[q], first + l, j, out[l][j]);
-              out[l][j].clear();
-            }
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::vector<std::string> got = transport->exchange(to);
-        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        for (const std::string& bytes : got) {
-          std::string_view rest(bytes);
-          while (!rest.empty()) {
-            uint32_t head[2];
-            uint64_t n = 0;
-            std::memcpy(head, rest.data(), sizeof head);
-            std::memcpy(&n, rest.data() + sizeof head, sizeof n);
-            rest.remove_prefix(sizeof head + sizeof n);
-            in[head[1] - first][head[0]].assign(rest.data(), n);
-            rest.remove_prefix(n);
+      // This partition's earliest pending event and the earliest thing it sends another.
+      int64_t mine = kFailed;
+      if (!errors[i]) {
+        try {
+          hooks.run(me, until);
+          Time next = hooks.next_time(me);
+          for (uint32_t j = 0; j < parts; ++j) {
+            if (j != me) next = simcore::min(next, hooks.pack(me, j, out[parity][i][j]));
           }
+          mine = next.count_ps();
+        } catch (...) {
+          errors[i] = std::current_exception();
         }
-        wait(i);
-      } else if (transport) {
-        wait(i);
       }
-      guarded(i, [&] {
-        for (uint32_t k = 0; k < parts; ++k) {
-          if (k == me) continue;
-          std::string& bytes = k >= first && k < first + local ? out[k - first][me] : in[i][k];
-          hooks.take(me, bytes, end);
-          bytes.clear();
-        }
-        next[i] = hooks.next_time(me);
-      });
-      wait(i);
-      Time earliest = Time::max();
+      auto t0 = std::chrono::steady_clock::now();
+      int64_t earliest = barrier.arrive(mine);
+      if (i == 0) waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (transport) {
-        // A failure anywhere ends the run everywhere: the minimum is then -1.
+        // The first thread swaps the crossings with the other processes (MPI_THREAD_FUNNELED),
+        // each process's least time in front of its bytes; a failure anywhere is a time of -1.
         if (i == 0) {
-          Time mine = Time::max();
-          for (uint32_t k = 0; k < local; ++k)
-            mine = simcore::min(mine, next[k]);
-          const auto t0 = std::chrono::steady_clock::now();
-          earliest_all = Time::ps(transport->min(failed.load() ? -1 : mine.count_ps()));
+          t0 = std::chrono::steady_clock::now();
+          std::vector<std::string> to(processes);
+          for (uint32_t q = 0; q < processes; ++q) {
+            if (q == transport->rank()) continue;
+            to[q].append(reinterpret_cast<const char*>(&earliest), sizeof earliest);
+            for (uint32_t l = 0; l < local; ++l)
+              for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
+                put_block(to[q], first + l, j, out[parity][l][j]);
+                out[parity][l][j].clear();
+              }
+          }
+          int64_t all = earliest;
+          for (const std::string& bytes : transport->exchange(to)) {
+            if (bytes.empty()) continue;  // this process's own slot
+            std::string_view rest(bytes);
+            int64_t theirs = 0;
+            std::memcpy(&theirs, rest.data(), sizeof theirs);
+            rest.remove_prefix(sizeof theirs);
+            all = std::min(all, theirs);
+            while (!rest.empty()) {
+              uint32_t head[2];
+              uint64_t n = 0;
+              std::memcpy(head, rest.data(), sizeof head);
+              std::memcpy(&n, rest.data() + sizeof head, sizeof n);
+              rest.remove_prefix(sizeof head + sizeof n);
+              in[parity][head[1] - first][head[0]].assign(rest.data(), n);
+              rest.remove_prefix(n);
+            }
+          }
+          earliest_all = all;
           waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          if (earliest_all < Time::zero()) failed = true;
         }
-        wait(i);
+        barrier.arrive(0);
         earliest = earliest_all;
-      } else {
-        for (uint32_t k = 0; k < local; ++k)
-          earliest = simcore::min(earliest, next[k]);
       }
-      if (failed.load(std::memory_order_relaxed)) return;
+      if (earliest == kFailed) return;  // every thread and process stops after the same window
+      if (!errors[i]) {
+        try {
+          for (uint32_t k = 0; k < parts; ++k) {
+            if (k == me) continue;
+            std::string& bytes = k >= first && k < first + local ? out[parity][k - first][me] : in[parity][i][k];
+            hooks.take(me, bytes, end);
+            bytes.clear();
+          }
+        } catch (...) {
+          errors[i] = std::current_exception();  // the next window's meeting stops everyone
+        }
+      }
       if (i == 0) {
         ++windows;
         if (hooks.between && !errors[0]) {
-          try {  // the others may be in the next window already: an error ends the run at its end
+          try {
             hooks.between(windows);
           } catch (...) {
             errors[0] = std::current_exception();
           }
         }
       }
-      if (earliest == Time::max() || end == Time::max()) return;
-      w = simcore::max(end, earliest);
+      if (earliest == Time::max().count_ps() || end == Time::max()) {
+        // Nothing pending anywhere, and nothing crossed: the run is over (a take that failed
+        // still counts: its error is rethrown below).
+        return;
+      }
+      w = simcore::max(end, Time::ps(earliest));
       if (w > limit) return;
     }
   };
@@ -252,7 +258,6 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  if (failed) throw std::runtime_error("another process of the launch failed");
   stats.windows = windows;
   stats.sync_wall_s = waited;
   return stats;

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -138,8 +140,9 @@ class Generator : public net::MessageSink {
       }
     }
     const Time limit = gens[0]->window_end_ + options.drain_limit;
-    std::vector<uint64_t> events(layout.local, 0);  // per local partition, after each exchange (progress)
-    std::vector<Time> now(layout.local);
+    // Per local partition, after each window (progress lines, read while the others run on).
+    std::vector<std::atomic<uint64_t>> events(layout.local);
+    std::vector<std::atomic<int64_t>> now(layout.local);
     uint64_t reported = 0;
     net::PartitionHooks hooks;
     hooks.next_time = [&](uint32_t i) { return gens[i - first]->engine_.next_time(); };
@@ -147,22 +150,24 @@ class Generator : public net::MessageSink {
       Generator& g = *gens[i - first];
       g.net_.set_window_end(simcore::min(until, limit) + Time::ps(1));
       g.engine_.run([&g](const Event& ev) { g.handle(ev); }, g.prefetch(), until);
+      events[i - first].store(g.engine_.events_processed(), std::memory_order_relaxed);
+      now[i - first].store(g.engine_.now().count_ps(), std::memory_order_relaxed);
     };
-    hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) { gens[i - first]->net_.pack_crossings(j, out); };
+    hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) { return gens[i - first]->net_.pack_crossings(j, out); };
     hooks.take = [&](uint32_t i, std::string_view bytes, Time end) {
-      Generator& g = *gens[i - first];
-      g.net_.take_crossings(bytes, end);
-      events[i - first] = g.engine_.events_processed();
-      now[i - first] = g.engine_.now();
+      gens[i - first]->net_.take_crossings(bytes, end);
     };
     hooks.between = [&](uint64_t) {
       if (!options.progress) return;
       uint64_t sum = 0;
-      for (uint64_t n : events)
-        sum += n;
+      int64_t least = std::numeric_limits<int64_t>::max();
+      for (uint32_t i = 0; i < layout.local; ++i) {
+        sum += events[i].load(std::memory_order_relaxed);
+        least = std::min(least, now[i].load(std::memory_order_relaxed));
+      }
       if (sum - reported < kProgressEvents) return;
       reported = sum;
-      options.progress(std::min_element(now.begin(), now.end())->seconds(), sum);
+      options.progress(Time::ps(least).seconds(), sum);
     };
     const net::WindowStats windows = net::run_windows(layout, plan.lookahead, limit, hooks);
     std::vector<Generator*> all;

@@ -1004,11 +1004,19 @@ void take_records(std::string_view& in, F&& apply) {
 
 }  // namespace
 
-void PacketNetwork::pack_crossings(uint32_t to, std::string& out) {
+Time PacketNetwork::pack_crossings(uint32_t to, std::string& out) {
   Outbox& box = out_[to];
+  // A credit may wake its output when due, a packet's head is ready at its time; a message's
+  // news makes nothing happen by itself.
+  Time earliest = Time::max();
+  for (const CreditNote& n : box.credits)
+    earliest = simcore::min(earliest, n.due);
+  for (const PacketNote& n : box.packets)
+    earliest = simcore::min(earliest, n.ready);
   pack_records(box.messages, out);
   pack_records(box.credits, out);
   pack_records(box.packets, out);
+  return earliest;
 }
 
 void PacketNetwork::take_crossings(std::string_view in, Time window_end) {

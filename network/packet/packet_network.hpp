@@ -100,7 +100,7 @@ class PacketNetwork final : public Backend {
   bool partitionable() const override { return !reference_; }
   void join_partition(const PartitionPlan& plan, uint32_t part) override;
   void set_window_end(Time end) override { window_end_ = end; }
-  void pack_crossings(uint32_t to, std::string& out) override;
+  Time pack_crossings(uint32_t to, std::string& out) override;
   void take_crossings(std::string_view bytes, Time window_end) override;
 
  private:

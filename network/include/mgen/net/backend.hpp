@@ -98,8 +98,10 @@ class Backend {
   // yet taken could change.
   virtual void set_window_end(Time /*end*/) {}
   // Appends to `out` what this partition sent partition `to` during the window (as bytes, which
-  // may cross to another process of the same build), and forgets it.
-  virtual void pack_crossings(uint32_t /*to*/, std::string& /*out*/) {}
+  // may cross to another process of the same build), and forgets it. Returns the earliest time
+  // at which what it packed can make `to` act (Time::max() if never): the next window starts no
+  // later than the earliest such time or pending event of any partition.
+  virtual Time pack_crossings(uint32_t /*to*/, std::string& /*out*/) { return Time::max(); }
   // Applies what another partition's pack_crossings packed for this one, at the end of the
   // window that ended at `window_end`.
   virtual void take_crossings(std::string_view /*bytes*/, Time /*window_end*/) {}

@@ -70,7 +70,7 @@ class NetworkModel {
   // Partitioned runs (mgen/net/partition.hpp): see Backend. The backend must be partitionable.
   void join_partition(const PartitionPlan& plan, uint32_t part);
   void set_window_end(Time end) { backend_->set_window_end(end); }
-  void pack_crossings(uint32_t to, std::string& out) { backend_->pack_crossings(to, out); }
+  Time pack_crossings(uint32_t to, std::string& out) { return backend_->pack_crossings(to, out); }
   void take_crossings(std::string_view bytes, Time window_end) { backend_->take_crossings(bytes, window_end); }
 
   // Zero-load timing of one message on this machine (the analytic oracle), whatever the backend.

@@ -65,14 +65,15 @@ struct PartitionLayout {
 };
 
 // What run_windows asks of each partition (by its global index). run(i, until): handle the
-// events up to `until` (inclusive); pack(i, j, out): append what i sent j in the window; take(i,
-// bytes, window_end): apply what another partition packed for i; next_time(i): i's earliest
-// pending event. between(windows) runs on the process's first thread after every window, while
-// the other threads may already run the next one (progress lines).
+// events up to `until` (inclusive); pack(i, j, out): append what i sent j in the window and
+// return the earliest time it can make j act; take(i, bytes, window_end): apply what another
+// partition packed for i; next_time(i): i's earliest pending event. between(windows) runs on the
+// process's first thread after every window, while the other threads may already run the next
+// one (progress lines).
 struct PartitionHooks {
   std::function<simcore::Time(uint32_t)> next_time;
   std::function<void(uint32_t, simcore::Time)> run;
-  std::function<void(uint32_t, uint32_t, std::string&)> pack;
+  std::function<simcore::Time(uint32_t, uint32_t, std::string&)> pack;
   std::function<void(uint32_t, std::string_view, simcore::Time)> take;
   std::function<void(uint64_t)> between;
 };
@@ -85,9 +86,11 @@ struct WindowStats {
 };
 
 // Runs the partitions in conservative windows until none has an event left at or before
-// `limit`: each window ends a lookahead after it starts; then every partition takes what the
-// others sent it, in partition order, and the next window starts at the earliest pending event
-// of any partition. The calling thread runs the first local partition.
+// `limit`: each window ends a lookahead after it starts; the partitions meet once (threads at a
+// barrier that also agrees the next window's start, processes in one exchange carrying each
+// one's earliest time before its bytes), every partition takes what the others sent it, in
+// partition order, and the next window starts at the earliest pending event or crossing of any
+// partition. The calling thread runs the first local partition.
 WindowStats run_windows(const PartitionLayout& layout, simcore::Time lookahead, simcore::Time limit,
                         const PartitionHooks& hooks);
 
