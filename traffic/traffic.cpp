@@ -128,7 +128,7 @@ class Generator : public net::MessageSink {
       gens.push_back(std::make_unique<Generator>(config, options));
     const net::Topology& t = gens[0]->net_.topology();
     destination(options.pattern, t, 0, 0, options);  // reject a bad pattern before simulating
-    std::vector<uint32_t> weight(t.routers(), 0);       // every endpoint sends
+    std::vector<uint32_t> weight(t.routers(), 0);    // every endpoint sends
     for (EndpointId e = 0; e < t.endpoints(); ++e)
       ++weight[t.endpoint_router(e)];
     const net::PartitionPlan plan = net::cut_routers(t, layout.parts, weight);

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <functional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace mgen::net {
 
@@ -919,7 +919,8 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
     if (in.kind == PeerKind::kRouter) {
       const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
       if (plan_ && !mine(in.peer)) [[unlikely]] {
-        out_[plan_->router_part[in.peer]].credits.push_back(CreditNote{due, up_gp, in.peer, in.peer_port, in_vc, p.wire});
+        out_[plan_->router_part[in.peer]].credits.push_back(
+            CreditNote{due, up_gp, in.peer, in.peer_port, in_vc, p.wire});
       } else {
         return_credit(up_gp, due, in_vc, p.wire);
         if (ports_[up_gp].credit_blocked) wake(in.peer, in.peer_port, due);

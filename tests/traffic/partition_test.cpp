@@ -44,8 +44,8 @@ void check_same(const traffic::TrafficResult& a, const traffic::TrafficResult& b
   REQUIRE(a.links.size() == b.links.size());
   size_t differ = 0;
   for (size_t i = 0; i < a.links.size(); ++i) {
-    differ += a.links[i].stats.bytes != b.links[i].stats.bytes || a.links[i].stats.packets != b.links[i].stats.packets ||
-              a.links[i].stats.busy != b.links[i].stats.busy;
+    differ += a.links[i].stats.bytes != b.links[i].stats.bytes ||
+              a.links[i].stats.packets != b.links[i].stats.packets || a.links[i].stats.busy != b.links[i].stats.busy;
   }
   CHECK(differ == 0);
 }

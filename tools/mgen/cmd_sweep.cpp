@@ -2,7 +2,6 @@
 // swept machine keys, each configuration an independent `mgen` process (local cores, or the
 // processes of an `mpiexec` launch), and one CSV of every run's key figures, in configuration
 // order whichever process ran it and whenever it finished.
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
@@ -392,7 +391,6 @@ std::vector<Outcome> run_configurations(const std::vector<size_t>& mine, const s
 }
 
 // ---------------------------------------------------------------- processes of an mpiexec launch
-
 
 json outcome_json(const Outcome& o) {
   return json{{"index", o.index},   {"status", o.status}, {"cpu_s", o.cpu_s},

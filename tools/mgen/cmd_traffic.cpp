@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "cli_common.hpp"
-#include "mpich.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/traffic/traffic.hpp"
+#include "mpich.hpp"
 #include "resources.hpp"
 
 namespace mgen::cli {
@@ -172,9 +172,10 @@ int run_points(const TrafficCli& o, Mpich* mpi) {
                r.latency_mean_ns, r.latency_p50_ns, r.latency_p99_ns, r.latency_max_ns, r.measured, r.events, r.wall_s,
                r.saturated ? "  saturated" : "");
     if (r.partitions > 1) {
-      fmt::print("  {} partitions on {} thread(s) x {} process(es): {} windows, partition 0 waited {:.2f} s of {:.2f} "
-                 "s at their ends\n",
-                 r.partitions, r.partitions / r.processes, r.processes, r.windows, r.sync_wall_s, r.wall_s);
+      fmt::print(
+          "  {} partitions on {} thread(s) x {} process(es): {} windows, partition 0 waited {:.2f} s of {:.2f} "
+          "s at their ends\n",
+          r.partitions, r.partitions / r.processes, r.processes, r.windows, r.sync_wall_s, r.wall_s);
     }
     if (!r.partition_model.empty()) {
       fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,

@@ -75,7 +75,9 @@ Mpich::Mpich(const char* command) : command_(command) {
   size_value_ = static_cast<uint32_t>(s);
 }
 
-Mpich::~Mpich() { finalize_(); }
+Mpich::~Mpich() {
+  finalize_();
+}
 
 template <class F>
 F Mpich::sym(const char* name) {
@@ -84,8 +86,12 @@ F Mpich::sym(const char* name) {
   return reinterpret_cast<F>(p);
 }
 
-uint32_t Mpich::rank() const { return rank_value_; }
-uint32_t Mpich::size() const { return size_value_; }
+uint32_t Mpich::rank() const {
+  return rank_value_;
+}
+uint32_t Mpich::size() const {
+  return size_value_;
+}
 
 void Mpich::abort(int status) const {
   abort_(kCommWorld, status);

@@ -216,8 +216,9 @@ void check_machine_memory(const config::MachineConfig& m, bool force) {
 
 void check_partitions_memory(const config::MachineConfig& m, uint32_t copies, bool force) {
   const net::TopologySize s = net::topology_size(m.network);
-  refuse_memory(fmt::format("{} partitions, each a whole copy of the network of {},", copies, what_the_machine_is(m, s)),
-                kBaseBytes + uint64_t{copies} * network_bytes(m, 0), 0, force, "use fewer threads or processes");
+  refuse_memory(
+      fmt::format("{} partitions, each a whole copy of the network of {},", copies, what_the_machine_is(m, s)),
+      kBaseBytes + uint64_t{copies} * network_bytes(m, 0), 0, force, "use fewer threads or processes");
 }
 
 void check_job(const config::MachineConfig& m, const mpi::JobConfig& job, const fs::path& program, bool force) {

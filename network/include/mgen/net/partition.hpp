@@ -25,7 +25,7 @@ namespace mgen::net {
 
 struct PartitionPlan {
   uint32_t parts = 1;
-  std::vector<uint32_t> router_part;           // router -> its partition
+  std::vector<uint32_t> router_part;               // router -> its partition
   simcore::Time lookahead = simcore::Time::max();  // least latency of a link between two partitions
 };
 
@@ -49,8 +49,8 @@ class PartitionTransport {
   virtual uint32_t size() const = 0;
   // Sends out[q] to process q; returns what each process sent this one, in process order.
   virtual std::vector<std::string> exchange(const std::vector<std::string>& out) = 0;
-  virtual int64_t min(int64_t value) = 0;  // over every process
-  virtual void sum(std::vector<uint64_t>& values) = 0;     // element by element, on every process
+  virtual int64_t min(int64_t value) = 0;                   // over every process
+  virtual void sum(std::vector<uint64_t>& values) = 0;      // element by element, on every process
   virtual std::string gather(const std::string& mine) = 0;  // every process's, in order, on each
 };
 
