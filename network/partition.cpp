@@ -148,6 +148,7 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
     in[p].assign(local, std::vector<std::string>(parts));
   }
   int64_t earliest_all = 0;  // with a transport: written by the first thread between barriers
+  std::atomic<bool> stopped_by_failure{false};
   std::vector<std::exception_ptr> errors(local);
   double waited = 0;
   uint64_t windows = 0;
@@ -180,7 +181,7 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
       if (transport) {
         // The first thread swaps the crossings with the other processes (MPI_THREAD_FUNNELED),
         // each process's least time in front of its bytes; a failure anywhere is a time of -1.
-        if (i == 0) {
+        if (i == 0) try {
           t0 = std::chrono::steady_clock::now();
           std::vector<std::string> to(processes);
           for (uint32_t q = 0; q < processes; ++q) {
@@ -212,11 +213,18 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
           }
           earliest_all = all;
           waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        } catch (...) {
+          // The other threads still meet this one; the caller ends the launch (MPI_Abort).
+          if (!errors[0]) errors[0] = std::current_exception();
+          earliest_all = kFailed;
         }
         barrier.arrive(0);
         earliest = earliest_all;
       }
-      if (earliest == kFailed) return;  // every thread and process stops after the same window
+      if (earliest == kFailed) {  // every thread and process stops after the same window
+        stopped_by_failure = true;
+        return;
+      }
       if (!errors[i]) {
         try {
           for (uint32_t k = 0; k < parts; ++k) {
@@ -248,16 +256,33 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
       if (w > limit) return;
     }
   };
+  // The threads start together once all exist: one that cannot be created leaves none waiting.
+  std::atomic<int> go{0};  // 1: run, -1: give up
   std::vector<std::thread> threads;
-  threads.reserve(local - 1);
-  for (uint32_t i = 1; i < local; ++i)
-    threads.emplace_back(worker, i);
+  try {
+    threads.reserve(local - 1);
+    for (uint32_t i = 1; i < local; ++i) {
+      threads.emplace_back([&, i] {
+        go.wait(0);
+        if (go.load() == 1) worker(i);
+      });
+    }
+  } catch (...) {
+    go = -1;
+    go.notify_all();
+    for (std::thread& t : threads)
+      t.join();
+    throw;
+  }
+  go = 1;
+  go.notify_all();
   worker(0);
   for (std::thread& t : threads)
     t.join();
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  if (stopped_by_failure) throw std::runtime_error("a partition of another process failed");
   stats.windows = windows;
   stats.sync_wall_s = waited;
   return stats;

@@ -197,7 +197,9 @@ class Generator : public net::MessageSink {
       r.measured += g->measured_;
       latencies.insert(latencies.end(), g->latencies_.begin(), g->latencies_.end());
       busy += !g->engine_.idle();
-      last = simcore::max(last, g->last_event_);
+      // Where a drained run ends: its last source, report or arrival (not its last event: router
+      // steps and spare wake-ups fall at times that depend on the mode and the partitioning).
+      last = simcore::max(last, simcore::max(g->last_activity_, g->net_.totals().last_arrival));
       r.events += g->engine_.events_processed();
       r.packet_hops += g->net_.totals().packet_hops;
       // Each link's statistics are kept by the partition that drives it; the others' are zero.
@@ -294,7 +296,6 @@ class Generator : public net::MessageSink {
   }
 
   void handle(const Event& ev) {
-    last_event_ = ev.time;
     if (net_.owns(ev.kind)) {
       net_.dispatch(ev);
     } else {
@@ -321,9 +322,10 @@ class Generator : public net::MessageSink {
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   }
 
-  void on_message_sent(uint64_t, Time) override {}
+  void on_message_sent(uint64_t, Time t) override { last_activity_ = simcore::max(last_activity_, t); }
 
   void on_message_delivered(uint64_t cookie, Time t) override {
+    last_activity_ = simcore::max(last_activity_, t);
     if (counting_) {
       steady_bytes_ += wire_bytes_;
       return;
@@ -344,6 +346,7 @@ class Generator : public net::MessageSink {
 
   void generate(EndpointId src) {
     const Time now = engine_.now();
+    last_activity_ = now;
     const EndpointId dst = destination(options_.pattern, net_.topology(), src, splitmix(rng_[src]), options_);
     uint64_t cookie = static_cast<uint64_t>(now.count_ps());
     if (now >= window_start_ && now < window_end_) {
@@ -363,7 +366,7 @@ class Generator : public net::MessageSink {
   double mean_gap_ps_ = 0;
   std::vector<uint64_t> rng_;
   Time window_start_, window_end_;
-  Time last_event_;  // the time of the last event handled
+  Time last_activity_;  // the last message generated, sent or delivered
   uint64_t measured_ = 0, window_wire_bytes_ = 0;
   std::vector<int64_t> latencies_;
   bool counting_ = false;      // benchmark mode, after the warm-up

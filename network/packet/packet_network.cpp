@@ -525,6 +525,7 @@ void PacketNetwork::on_nic_arrive(EndpointId e, uint32_t pk, Time at) {
     dma_end = simcore::max(dma_start + dma_time(p.payload), p.tail);
     nic.rx_dma_free = dma_end;
   }
+  totals_.last_arrival = simcore::max(totals_.last_arrival, dma_end);
   const RouterId r = topo_.endpoint_router(e);
   const uint32_t gp = topo_.port_base(r) + topo_.endpoint_port(e);
   const Time due = dma_end + topo_.endpoint_latency();

@@ -80,6 +80,24 @@ std::vector<Case> cases() {
     c.nic.transport = "fma";
     out.push_back({"router steps and FMA responses", c, short_run("uniform", 0.3)});
   }
+  {
+    // FMA responses are the last to arrive, inside router steps: where a drained run ends is
+    // their arrival, not the last step's event time (which the windows move). Several seeds and
+    // patterns: the first version failed about one such case in six.
+    net::NetworkConfig c = torus({4, 4, 2});
+    c.topology.link_latency = Time::ns(300);
+    c.nic.link_latency = Time::ns(300);
+    c.nic.transport = "fma";
+    for (uint64_t seed : {953u, 1u, 2u, 3u}) {
+      for (const char* pattern : {"neighbor", "hotspot", "bitcomp"}) {
+        traffic::TrafficOptions o = short_run(pattern, 0.1);
+        o.warmup = Time::us(1);
+        o.measure = Time::us(3);
+        o.seed = seed;
+        out.push_back({"FMA responses last", c, o});
+      }
+    }
+  }
   for (const char* routing : {"dmodk", "random", "adaptive_up"}) {
     net::NetworkConfig c;
     c.topology.kind = "fattree";
@@ -109,10 +127,12 @@ std::vector<Case> cases() {
 }  // namespace
 
 TEST_CASE("a partitioned network predicts what the serial one does", "[traffic][partition]") {
-  for (const Case& c : cases()) {
-    SECTION(c.name) {
+  const std::vector<Case> all = cases();
+  for (size_t k = 0; k < all.size(); ++k) {
+    const Case& c = all[k];
+    SECTION(std::to_string(k) + ": " + c.name) {
       const traffic::TrafficResult serial = traffic::run_traffic(c.config, c.options);
-      REQUIRE(serial.measured > 100);
+      REQUIRE(serial.measured > 20);
       CHECK(serial.partitions == 1);
       for (uint32_t threads : {2u, 3u, 4u}) {
         INFO(threads << " threads");

@@ -68,6 +68,9 @@ Mpich::Mpich(const char* command) : command_(command) {
   if (init_thread_(nullptr, nullptr, kThreadFunneled, &provided) != 0) {
     throw std::runtime_error(fmt::format("{}: MPI_Init_thread failed", command));
   }
+  if (provided < kThreadFunneled) {
+    throw std::runtime_error(fmt::format("{}: this MPICH gives no thread support (MPI_THREAD_FUNNELED)", command));
+  }
   int r = 0, s = 1;
   rank_(kCommWorld, &r);
   size_(kCommWorld, &s);

@@ -45,6 +45,10 @@ struct NetworkTotals {
   uint64_t payload_bytes = 0;
   Time latency_sum;  // message injection to delivery
   Time latency_max;
+  // The packet backend: the latest time a packet's payload was in its destination's memory (an
+  // FMA response: reached its NIC). The same in every mode (reference, per packet, router steps,
+  // partitioned), unlike the time of the last event, which a router step or a spare wake-up sets.
+  Time last_arrival;
   // The flow backend's sharing work (zero for the others): max-min solves, and the flows they
   // re-solved in all. Per message, it says what the traffic costs that backend: a few flows for
   // bulk transfers, hundreds to thousands for dense exchanges of small messages.
