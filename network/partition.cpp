@@ -182,42 +182,42 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
         // The first thread swaps the crossings with the other processes (MPI_THREAD_FUNNELED),
         // each process's least time in front of its bytes; a failure anywhere is a time of -1.
         if (i == 0) try {
-          t0 = std::chrono::steady_clock::now();
-          std::vector<std::string> to(processes);
-          for (uint32_t q = 0; q < processes; ++q) {
-            if (q == transport->rank()) continue;
-            to[q].append(reinterpret_cast<const char*>(&earliest), sizeof earliest);
-            for (uint32_t l = 0; l < local; ++l)
-              for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
-                put_block(to[q], first + l, j, out[parity][l][j]);
-                out[parity][l][j].clear();
-              }
-          }
-          int64_t all = earliest;
-          for (const std::string& bytes : transport->exchange(to)) {
-            if (bytes.empty()) continue;  // this process's own slot
-            std::string_view rest(bytes);
-            int64_t theirs = 0;
-            std::memcpy(&theirs, rest.data(), sizeof theirs);
-            rest.remove_prefix(sizeof theirs);
-            all = std::min(all, theirs);
-            while (!rest.empty()) {
-              uint32_t head[2];
-              uint64_t n = 0;
-              std::memcpy(head, rest.data(), sizeof head);
-              std::memcpy(&n, rest.data() + sizeof head, sizeof n);
-              rest.remove_prefix(sizeof head + sizeof n);
-              in[parity][head[1] - first][head[0]].assign(rest.data(), n);
-              rest.remove_prefix(n);
+            t0 = std::chrono::steady_clock::now();
+            std::vector<std::string> to(processes);
+            for (uint32_t q = 0; q < processes; ++q) {
+              if (q == transport->rank()) continue;
+              to[q].append(reinterpret_cast<const char*>(&earliest), sizeof earliest);
+              for (uint32_t l = 0; l < local; ++l)
+                for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
+                  put_block(to[q], first + l, j, out[parity][l][j]);
+                  out[parity][l][j].clear();
+                }
             }
+            int64_t all = earliest;
+            for (const std::string& bytes : transport->exchange(to)) {
+              if (bytes.empty()) continue;  // this process's own slot
+              std::string_view rest(bytes);
+              int64_t theirs = 0;
+              std::memcpy(&theirs, rest.data(), sizeof theirs);
+              rest.remove_prefix(sizeof theirs);
+              all = std::min(all, theirs);
+              while (!rest.empty()) {
+                uint32_t head[2];
+                uint64_t n = 0;
+                std::memcpy(head, rest.data(), sizeof head);
+                std::memcpy(&n, rest.data() + sizeof head, sizeof n);
+                rest.remove_prefix(sizeof head + sizeof n);
+                in[parity][head[1] - first][head[0]].assign(rest.data(), n);
+                rest.remove_prefix(n);
+              }
+            }
+            earliest_all = all;
+            waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          } catch (...) {
+            // The other threads still meet this one; the caller ends the launch (MPI_Abort).
+            if (!errors[0]) errors[0] = std::current_exception();
+            earliest_all = kFailed;
           }
-          earliest_all = all;
-          waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        } catch (...) {
-          // The other threads still meet this one; the caller ends the launch (MPI_Abort).
-          if (!errors[0]) errors[0] = std::current_exception();
-          earliest_all = kFailed;
-        }
         barrier.arrive(0);
         earliest = earliest_all;
       }
