@@ -108,18 +108,48 @@ class Barrier {
   int64_t result_ = 0;
 };
 
-}  // namespace
-
-namespace {
-
-// The bytes one process sends another in a window: per (source, destination) pair of
-// partitions, in order, the two indices, a length and the packed crossings.
-void put_block(std::string& out, uint32_t from, uint32_t to, const std::string& bytes) {
-  const uint32_t head[2] = {from, to};
-  const uint64_t n = bytes.size();
-  out.append(reinterpret_cast<const char*>(head), sizeof head);
-  out.append(reinterpret_cast<const char*>(&n), sizeof n);
-  out.append(bytes);
+// The bytes one process sends another in a window: its earliest time (the least it brought to
+// the meeting of its threads), then per (source, destination) pair of partitions, in order, the
+// two indices, a length and the packed crossings. `out[l][j]`: what local partition l packed for
+// partition j (emptied here); `in[j][k]`: what partition k of another process sent local
+// partition j. Returns the least time of every process.
+int64_t swap_with_processes(PartitionTransport& transport, uint32_t local, uint32_t first, int64_t earliest,
+                            std::vector<std::vector<std::string>>& out, std::vector<std::vector<std::string>>& in) {
+  const uint32_t processes = transport.size();
+  std::vector<std::string> to(processes);
+  for (uint32_t q = 0; q < processes; ++q) {
+    if (q == transport.rank()) continue;
+    to[q].append(reinterpret_cast<const char*>(&earliest), sizeof earliest);
+    for (uint32_t l = 0; l < local; ++l) {
+      for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
+        const uint32_t head[2] = {first + l, j};
+        const uint64_t n = out[l][j].size();
+        to[q].append(reinterpret_cast<const char*>(head), sizeof head);
+        to[q].append(reinterpret_cast<const char*>(&n), sizeof n);
+        to[q].append(out[l][j]);
+        out[l][j].clear();
+      }
+    }
+  }
+  int64_t all = earliest;
+  for (const std::string& bytes : transport.exchange(to)) {
+    if (bytes.empty()) continue;  // this process's own slot
+    std::string_view rest(bytes);
+    int64_t theirs = 0;
+    std::memcpy(&theirs, rest.data(), sizeof theirs);
+    rest.remove_prefix(sizeof theirs);
+    all = std::min(all, theirs);
+    while (!rest.empty()) {
+      uint32_t head[2];
+      uint64_t n = 0;
+      std::memcpy(head, rest.data(), sizeof head);
+      std::memcpy(&n, rest.data() + sizeof head, sizeof n);
+      rest.remove_prefix(sizeof head + sizeof n);
+      in[head[1] - first][head[0]].assign(rest.data(), n);
+      rest.remove_prefix(n);
+    }
+  }
+  return all;
 }
 
 }  // namespace
@@ -128,8 +158,8 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
   WindowStats stats;
   const uint32_t parts = layout.parts, local = layout.local, first = layout.first();
   PartitionTransport* const transport = layout.transport;
-  const uint32_t processes = transport ? transport->size() : 1;
-  if (parts != local * processes) throw std::logic_error("partition layout: parts != local partitions x processes");
+  if (parts != local * (transport ? transport->size() : 1))
+    throw std::logic_error("partition layout: parts != local partitions x processes");
 
   Time start = Time::max();
   for (uint32_t i = 0; i < local; ++i)
@@ -181,43 +211,17 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
       if (transport) {
         // The first thread swaps the crossings with the other processes (MPI_THREAD_FUNNELED),
         // each process's least time in front of its bytes; a failure anywhere is a time of -1.
-        if (i == 0) try {
-            t0 = std::chrono::steady_clock::now();
-            std::vector<std::string> to(processes);
-            for (uint32_t q = 0; q < processes; ++q) {
-              if (q == transport->rank()) continue;
-              to[q].append(reinterpret_cast<const char*>(&earliest), sizeof earliest);
-              for (uint32_t l = 0; l < local; ++l)
-                for (uint32_t j = q * local; j < (q + 1) * local; ++j) {
-                  put_block(to[q], first + l, j, out[parity][l][j]);
-                  out[parity][l][j].clear();
-                }
-            }
-            int64_t all = earliest;
-            for (const std::string& bytes : transport->exchange(to)) {
-              if (bytes.empty()) continue;  // this process's own slot
-              std::string_view rest(bytes);
-              int64_t theirs = 0;
-              std::memcpy(&theirs, rest.data(), sizeof theirs);
-              rest.remove_prefix(sizeof theirs);
-              all = std::min(all, theirs);
-              while (!rest.empty()) {
-                uint32_t head[2];
-                uint64_t n = 0;
-                std::memcpy(head, rest.data(), sizeof head);
-                std::memcpy(&n, rest.data() + sizeof head, sizeof n);
-                rest.remove_prefix(sizeof head + sizeof n);
-                in[parity][head[1] - first][head[0]].assign(rest.data(), n);
-                rest.remove_prefix(n);
-              }
-            }
-            earliest_all = all;
-            waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (i == 0) {
+          t0 = std::chrono::steady_clock::now();
+          try {
+            earliest_all = swap_with_processes(*transport, local, first, earliest, out[parity], in[parity]);
           } catch (...) {
             // The other threads still meet this one; the caller ends the launch (MPI_Abort).
             if (!errors[0]) errors[0] = std::current_exception();
             earliest_all = kFailed;
           }
+          waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
         barrier.arrive(0);
         earliest = earliest_all;
       }

@@ -215,7 +215,7 @@ class Generator : public net::MessageSink {
       }
     }
     if (transport) {
-      // Sums over the processes; the last event as the least of its negation.
+      // Sums over the processes; the latest activity as the least of its negation.
       std::vector<uint64_t> sums = {window_wire_bytes, r.measured, busy, r.events, r.packet_hops};
       for (const net::LinkInfo& l : r.links) {
         sums.push_back(l.stats.bytes);

@@ -206,7 +206,7 @@ void PacketNetwork::dispatch(const Event& e) {
       m.sent_done = true;  // FMA responses have no such event (send_packet)
       sink_.on_message_sent(m.cookie, e.time);
       // A message to another partition is delivered there, under its own record.
-      if (m.delivered || (plan_ && !mine_endpoint(m.dst))) finish(id);
+      if (m.delivered || !mine_endpoint(m.dst)) finish(id);
       break;
     }
     case kMsgDelivered: {
@@ -323,7 +323,7 @@ void PacketNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t 
   msg.seq = nics_[src].messages++;
   ++totals_.messages_injected;
   totals_.payload_bytes += size.count();
-  if (plan_ && !mine_endpoint(dst)) [[unlikely]]
+  if (!mine_endpoint(dst)) [[unlikely]]
     announce(m);
   settle(src);
   enqueue(src, m);
@@ -459,7 +459,7 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   p.msg = m;
   p.dst = msg.dst;
   p.src = e;
-  if (plan_ && !mine_endpoint(msg.dst)) [[unlikely]] {  // delivered in another partition
+  if (!mine_endpoint(msg.dst)) [[unlikely]] {  // delivered in another partition
     p.msg = msg.seq;
     p.msg_is_seq = true;
   }
@@ -498,7 +498,7 @@ bool PacketNetwork::send_packet(EndpointId e, bool ahead) {
   } else if (msg.response) {
     // Nothing to report: it is freed when it reaches its NIC (on_nic_arrive), or now if that
     // NIC is in another partition (which has its own record of it).
-    if (plan_ && !mine_endpoint(msg.dst)) [[unlikely]]
+    if (!mine_endpoint(msg.dst)) [[unlikely]]
       finish(m);
   } else {
     engine_.schedule_canonical(tail, kinds_[kMsgSent], e, 0, message_data(m));
@@ -558,7 +558,7 @@ void PacketNetwork::inject_response(EndpointId from, EndpointId to) {
   msg.dst = to;
   msg.packets = 1;
   msg.seq = nics_[from].messages++;
-  if (plan_ && !mine_endpoint(to)) [[unlikely]]
+  if (!mine_endpoint(to)) [[unlikely]]
     announce(m);
   settle(from);
   enqueue(from, m);
@@ -631,7 +631,7 @@ void PacketNetwork::route_ahead(RouterId r, Packet& p) const {
 }
 
 void PacketNetwork::send_to_router(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
-  if (plan_ && !mine(peer)) [[unlikely]] {
+  if (!mine(peer)) [[unlikely]] {
     export_packet(peer, peer_port, pk, vc, ready);
     return;
   }
@@ -919,7 +919,7 @@ void PacketNetwork::grant(RouterId r, uint32_t out_gp, uint32_t iv, uint32_t vc)
   } else {
     if (in.kind == PeerKind::kRouter) {
       const uint32_t up_gp = topo_.port_base(in.peer) + in.peer_port;
-      if (plan_ && !mine(in.peer)) [[unlikely]] {
+      if (!mine(in.peer)) [[unlikely]] {
         out_[plan_->router_part[in.peer]].credits.push_back(
             CreditNote{due, up_gp, in.peer, in.peer_port, in_vc, p.wire});
       } else {

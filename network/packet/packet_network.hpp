@@ -304,8 +304,9 @@ class PacketNetwork final : public Backend {
     std::vector<CreditNote> credits;
     std::vector<PacketNote> packets;
   };
-  bool mine(RouterId r) const { return plan_->router_part[r] == part_; }
-  bool mine_endpoint(EndpointId e) const { return mine(topo_.endpoint_router(e)); }
+  // Whether this partition drives router r (endpoint e's NIC): always, in a serial run.
+  bool mine(RouterId r) const { return plan_ == nullptr || plan_->router_part[r] == part_; }
+  bool mine_endpoint(EndpointId e) const { return plan_ == nullptr || mine(topo_.endpoint_router(e)); }
   static uint64_t message_key(EndpointId src, uint32_t seq) { return uint64_t{src} << 32 | seq; }
   void export_packet(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready);
   void announce(uint32_t m);

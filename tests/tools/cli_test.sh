@@ -204,8 +204,7 @@ two=$("$mgen" traffic uniform --load 0.2 --measure 3us --threads 2 | sed -n 3p |
 if [ -n "$one" ] && [ "$one" = "$two" ]; then
   echo "ok: traffic --threads 2 predicts what one thread does"
 else
-  echo "FAIL: traffic --threads 2 predicted '$two', one thread '$one'"
-  failures=$((failures + 1))
+  fail "traffic --threads 2 predicted '$two', one thread '$one'"
 fi
 expect 0 "2 partitions on 2 thread\(s\) x 1 process\(es\): [0-9]+ windows" -- "$mgen" traffic uniform --load 0.2 --measure 1us -j 2
 expect 2 "the flow backend cannot be partitioned" -- \

@@ -2,6 +2,11 @@
 # checks its exit code and that its combined output, lines joined so that a pattern may span
 # them, matches the extended regex PATTERN; failures are counted in $failures.
 failures=0
+# A failed check that is not a command's exit code and output.
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
 expect() {
   local code=$1 pattern=$2
   shift 3

@@ -15,10 +15,6 @@ trap 'rm -rf "$work"' EXIT
 source "$src/tests/tools/expect.sh"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 # Compares two traffic reports' points, leaving out what measures the run rather than the network.
 same() {

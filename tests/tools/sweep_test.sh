@@ -18,10 +18,6 @@ trap 'rm -rf "$work"' EXIT
 source "$src/tests/tools/expect.sh"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 keys=(--set router.vc_buffer=4KiB,8KiB,16KiB,64KiB --set 'topology.dims=[4,4,4],[8,8,8],[4,4,8],[2,2,2]')
 job=(nas mg --class S -n 8)

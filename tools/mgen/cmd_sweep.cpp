@@ -615,7 +615,7 @@ int sweep_configurations(const SweepCli& o, const std::vector<std::string>& cmd,
     std::string mine_text;
     for (const Outcome& oc : outcomes)
       mine_text += outcome_json(oc).dump() + "\n";
-    const std::string all = mpi->gather_at_root(mine_text);
+    const std::string all = mpi->gather(mine_text);
     if (rank != 0) {
       int worst = 0;
       for (const Outcome& oc : outcomes)

@@ -54,8 +54,6 @@ Mpich::Mpich(const char* command) : command_(command) {
   finalize_ = sym<int (*)()>("MPI_Finalize");
   rank_ = sym<int (*)(int, int*)>("MPI_Comm_rank");
   size_ = sym<int (*)(int, int*)>("MPI_Comm_size");
-  gather_ = sym<int (*)(const void*, int, int, void*, int, int, int, int)>("MPI_Gather");
-  gatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int, int)>("MPI_Gatherv");
   allgather_ = sym<int (*)(const void*, int, int, void*, int, int, int)>("MPI_Allgather");
   allgatherv_ = sym<int (*)(const void*, int, int, void*, const int*, const int*, int, int)>("MPI_Allgatherv");
   alltoall_ = sym<int (*)(const void*, int, int, void*, int, int, int)>("MPI_Alltoall");
@@ -149,24 +147,6 @@ std::string Mpich::gather(const std::string& mine) {
   }
   std::string all(total, '\0');
   allgatherv_(mine.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, kCommWorld);
-  return all;
-}
-
-std::string Mpich::gather_at_root(const std::string& mine) {
-  const int n = static_cast<int>(size_value_);
-  const int len = count_of(mine.size());
-  std::vector<int> lens(n), offsets(n);
-  gather_(&len, 1, kInt, lens.data(), 1, kInt, 0, kCommWorld);
-  std::string all;
-  if (rank_value_ == 0) {
-    size_t total = 0;
-    for (int r = 0; r < n; ++r) {
-      offsets[r] = count_of(total);
-      total += static_cast<size_t>(lens[r]);
-    }
-    all.resize(total);
-  }
-  gatherv_(mine.data(), len, kChar, all.data(), lens.data(), offsets.data(), kChar, 0, kCommWorld);
   return all;
 }
 

@@ -35,8 +35,6 @@ class Mpich final : public net::PartitionTransport {
   void sum(std::vector<uint64_t>& values) override;
   // Every process's `mine`, concatenated in rank order, on every process.
   std::string gather(const std::string& mine) override;
-  // The same at rank 0 only (empty elsewhere).
-  std::string gather_at_root(const std::string& mine);
   // Ends every process of the launch (one that stops alone would leave the others waiting).
   [[noreturn]] void abort(int status) const;
 
@@ -49,8 +47,6 @@ class Mpich final : public net::PartitionTransport {
   int (*finalize_)() = nullptr;
   int (*rank_)(int, int*) = nullptr;
   int (*size_)(int, int*) = nullptr;
-  int (*gather_)(const void*, int, int, void*, int, int, int, int) = nullptr;
-  int (*gatherv_)(const void*, int, int, void*, const int*, const int*, int, int, int) = nullptr;
   int (*allgather_)(const void*, int, int, void*, int, int, int) = nullptr;
   int (*allgatherv_)(const void*, int, int, void*, const int*, const int*, int, int) = nullptr;
   int (*alltoall_)(const void*, int, int, void*, int, int, int) = nullptr;
