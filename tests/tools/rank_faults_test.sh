@@ -59,7 +59,8 @@ run_then_signal() {
   shift
   "$@" >"$work/signal.out" 2>&1 &
   local pid=$!
-  for ((i = 0; i < 1200; i++)); do
+  # Up to 10 minutes: a CI host under load has taken more than 2 to start the run.
+  for ((i = 0; i < 6000; i++)); do
     grep -q "rank 0: running" "$work/signal.out" && break
     sleep 0.1
   done

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli_common.hpp"
+#include "mpich.hpp"
 #include "nas.hpp"
 #include "resources.hpp"
 
@@ -244,6 +245,7 @@ Runner add_nas(CLI::App& app) {
                   "(fast class D/E predictions)")
       ->check(check::whole(1, std::numeric_limits<int>::max()));
   return [o] {
+    refuse_launch("nas");
     if (o->sweep.empty() && o->job.ranks == 0) throw std::invalid_argument("mgen nas needs -n N (or --sweep-ranks)");
     return run_nas(*o);
   };

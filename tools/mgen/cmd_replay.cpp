@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "mgen/trace/reader.hpp"
 #include "mgen/trace/replay.hpp"
+#include "mpich.hpp"
 #include "otf2.hpp"
 #include "resources.hpp"
 
@@ -135,7 +136,10 @@ Runner add_replay(CLI::App& app) {
                   "recorded times), shifted (recorded, with PPT's time shift)");
   sub->add_flag("--time-shift", o->time_shift, "--schedule shifted, and compare recorded and simulated durations");
   sub->add_option("--durations", o->durations, "write every call's recorded and simulated duration to FILE (CSV)");
-  return [o] { return replay(*o); };
+  return [o] {
+    refuse_launch("replay");
+    return replay(*o);
+  };
 }
 
 }  // namespace mgen::cli

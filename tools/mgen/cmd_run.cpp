@@ -25,6 +25,7 @@
 #include "cli_common.hpp"
 #include "mgen/config/units.hpp"
 #include "mgen/mpi/run.hpp"
+#include "mpich.hpp"
 #include "otf2.hpp"
 #include "pie_module.hpp"
 #include "resources.hpp"
@@ -666,7 +667,10 @@ Runner add_run(CLI::App& app) {
   sub->add_flag("--ignore-compute", o->ignore_compute,
                 "MPI programs: do not charge measured CPU time between MPI calls (only MPI_Comp counts)");
   sub->prefix_command();  // PROGRAM and everything after it belong to the program
-  return [o, sub] { return run(*o, sub->remaining()); };
+  return [o, sub] {
+    refuse_launch("run");
+    return run(*o, sub->remaining());
+  };
 }
 
 }  // namespace mgen::cli

@@ -16,6 +16,7 @@
 
 #include "install_paths.hpp"
 #include "mgen/mgen.h"
+#include "mpich.hpp"
 #include "validate.hpp"
 
 namespace fs = std::filesystem;
@@ -175,7 +176,10 @@ Runner add_validate(CLI::App& app) {
   sub->add_option("--configs", o->configs, "directory of the machine presets")->capture_default_str();
   sub->add_flag("--quick", o->quick, "smaller sweeps (CI); every check still runs");
   sub->add_flag("--list", o->list, "list the reproductions and exit");
-  return [o] { return run_validate(*o); };
+  return [o] {
+    refuse_launch("validate");
+    return run_validate(*o);
+  };
 }
 
 }  // namespace mgen::cli

@@ -13,6 +13,7 @@
 
 #include "cli_common.hpp"
 #include "mgen/host/breakdown.hpp"
+#include "mpich.hpp"
 
 namespace mgen::cli {
 namespace {
@@ -190,7 +191,10 @@ Runner add_whatif(CLI::App& app) {
                   "only this component or group (pio_copy, llp_post, hlp, io, network, switch, ...)");
   sub->add_option("--plot", o->plot,
                   "write PNG plots PREFIX-a..d.png like Fig. 17 (with --component: PREFIX-injection/latency.png)");
-  return [o] { return run_whatif(*o); };
+  return [o] {
+    refuse_launch("whatif");
+    return run_whatif(*o);
+  };
 }
 
 }  // namespace mgen::cli

@@ -40,6 +40,17 @@ int launch_size(const char* command) {
   return env_int("PMI_SIZE", 1);
 }
 
+void refuse_launch(const char* command) {
+  const int size = launch_size(command);
+  if (size <= 1) return;
+  if (env_int("PMI_RANK", 0) != 0) std::exit(2);
+  throw std::invalid_argument(fmt::format(
+      "{}: started by mpiexec with {} processes, but a job is simulated in one process (each would run the whole "
+      "job again); run it without mpiexec. Over processes: `mpiexec -n {} mgen sweep ... -- {} ...` shares a "
+      "sweep's configurations, `mpiexec -n {} mgen traffic ...` cuts the network",
+      command, size, size, command, size));
+}
+
 Mpich::Mpich(const char* command) : command_(command) {
   for (const char* name : {"libmpich.so.12", "libmpich.so"}) {
     lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);

@@ -20,6 +20,12 @@ int env_int(const char* name, int fallback);
 // started by one. `command` names the caller in messages. Open MPI's mpiexec is refused.
 int launch_size(const char* command);
 
+// Commands that run one whole simulated job (run, nas, replay, validate, whatif) are not cut over
+// processes: started by an mpiexec of more than one process, each process would run the same job
+// again. Refused (std::invalid_argument, exit 2), saying what does spread over processes; only
+// the launch's first process says it, the others stop without a word.
+void refuse_launch(const char* command);
+
 class Mpich final : public net::PartitionTransport {
  public:
   // `command` prefixes the messages ("sweep", "traffic").
