@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mgen/net/partition.hpp"
 #include "mgen/traffic/traffic.hpp"
+#include "network/fake_transport.hpp"
 
 using namespace mgen;
 using simcore::Bytes;
@@ -142,6 +144,44 @@ TEST_CASE("a partitioned network predicts what the serial one does", "[traffic][
         CHECK(cut.partitions == threads);
         CHECK(cut.windows > 10);
         check_same(serial, cut);
+      }
+    }
+  }
+}
+
+// The multi-process path (crossings as bytes, exchanged once per window) without MPI: threads
+// play the processes of a launch (fake_transport.hpp); tests/tools/partition_test.sh runs the
+// same under mpiexec.
+TEST_CASE("partitions over processes predict what the serial run does", "[traffic][partition]") {
+  const std::vector<Case> all = cases();
+  for (size_t k : {0u, 3u, 17u, 20u}) {
+    const Case& c = all.at(k);
+    SECTION(std::to_string(k) + ": " + c.name) {
+      const traffic::TrafficResult serial = traffic::run_traffic(c.config, c.options);
+      for (auto [procs, threads] : {std::pair{2u, 1u}, std::pair{2u, 2u}, std::pair{3u, 1u}}) {
+        INFO(procs << " processes x " << threads << " threads");
+        test::TransportHub hub(procs);
+        std::vector<test::FakeTransport> transports;
+        for (uint32_t p = 0; p < procs; ++p)
+          transports.emplace_back(hub, p);
+        std::vector<traffic::TrafficResult> results(procs);
+        std::vector<std::thread> players;
+        for (uint32_t p = 0; p < procs; ++p) {
+          players.emplace_back([&, p] {
+            traffic::TrafficOptions o = c.options;
+            o.threads = threads;
+            o.transport = &transports[p];
+            results[p] = traffic::run_traffic(c.config, o);
+          });
+        }
+        for (std::thread& t : players)
+          t.join();
+        for (uint32_t p = 0; p < procs; ++p) {
+          INFO("process " << p);
+          CHECK(results[p].partitions == procs * threads);
+          CHECK(results[p].processes == procs);
+          check_same(serial, results[p]);
+        }
       }
     }
   }
