@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 
 namespace mgen::mpi {
 
@@ -15,7 +17,20 @@ NodeMemory::NodeMemory(simcore::Engine& engine, net::NetworkModel& network, cons
       gap_by_size_(node.copy_gap_by_size),
       latency_(node.memory_latency),
       kinds_(engine.reserve_kinds(kKindCount)),
-      free_at_(network.topology().nodes(), simcore::Time::zero()) {}
+      canonical_(network.canonical()),
+      free_at_(network.topology().nodes(), simcore::Time::zero()),
+      node_copies_(canonical_ ? network.topology().nodes() : 0, 0) {}
+
+void NodeMemory::schedule_done(simcore::Time at, net::NodeId node, net::EndpointId dst, uint64_t cookie) {
+  if (!canonical_) {
+    engine_.schedule(at, kinds_[kCopyDone], dst, 0, cookie);
+    return;
+  }
+  // Copies done at the same time into one endpoint complete in the order their node started
+  // them, whichever order the events were scheduled in.
+  if (cookie > UINT32_MAX) throw std::logic_error("node memory: a copy's cookie must fit 32 bits");
+  engine_.schedule_canonical(at, kinds_[kCopyDone], dst, 0, uint64_t{node_copies_[node]++} << 32 | cookie);
+}
 
 void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t src_rank, uint32_t dst_rank,
                         simcore::Bytes size, uint64_t cookie) {
@@ -47,12 +62,12 @@ void NodeMemory::inject(net::EndpointId src, net::EndpointId dst, uint32_t src_r
     in.next = start + gap(size);
     in.delivered = start + copy + latency_;
     in.sent = false;
-    engine_.schedule(in.delivered, kinds_[kCopyDone], dst, 0, cookie);
+    schedule_done(in.delivered, node, dst, cookie);
     return;
   }
   const simcore::Time start = simcore::max(engine_.now(), free_at_[node]);
   free_at_[node] = start + copy;
-  engine_.schedule(start + copy + latency_, kinds_[kCopyDone], dst, 0, cookie);
+  schedule_done(start + copy + latency_, node, dst, cookie);
 }
 
 // node.copy_gap_by_size at `size`: linear between rows, the first row below it, proportional
@@ -77,8 +92,9 @@ void NodeMemory::dispatch(const simcore::Event& e) {
     network_.dispatch(e);
     return;
   }
-  sink_.on_message_sent(e.data, e.time);
-  sink_.on_message_delivered(e.data, e.time);
+  const uint64_t cookie = canonical_ ? e.data & UINT32_MAX : e.data;
+  sink_.on_message_sent(cookie, e.time);
+  sink_.on_message_delivered(cookie, e.time);
 }
 
 }  // namespace mgen::mpi

@@ -43,7 +43,7 @@ class NodeMemory {
   uint64_t copies() const { return copies_; }  // messages that stayed inside a node
 
  private:
-  enum Kind : uint16_t { kCopyDone, kKindCount };  // data = cookie
+  enum Kind : uint16_t { kCopyDone, kKindCount };  // data = cookie (canonical: copy number << 32 | cookie)
 
   simcore::Engine& engine_;
   net::NetworkModel& network_;
@@ -52,6 +52,7 @@ class NodeMemory {
   std::vector<std::pair<simcore::Bytes, simcore::Bandwidth>> by_size_;
   std::vector<std::pair<simcore::Bytes, simcore::Time>> gap_by_size_;
   simcore::Time gap(simcore::Bytes size) const;
+  void schedule_done(simcore::Time at, net::NodeId node, net::EndpointId dst, uint64_t cookie);
   struct Into {               // with gaps, per rank
     simcore::Time next;       // the earliest start of its next copy while copies follow closely
     simcore::Time delivered;  // when its last copy is delivered
@@ -60,7 +61,9 @@ class NodeMemory {
   std::vector<Into> into_;
   simcore::Time latency_;
   simcore::KindRange kinds_;
+  bool canonical_;                      // the network's events are canonical: so are these
   std::vector<simcore::Time> free_at_;  // per node: when its copy engine is free
+  std::vector<uint32_t> node_copies_;   // canonical: per node, the copies it has started
   uint64_t copies_ = 0;
 };
 

@@ -19,7 +19,7 @@ void World::wake(Exec& r) {
   waking_.push_back(r.id);
   if (resume_scheduled_) return;
   resume_scheduled_ = true;
-  engine_.schedule(engine_.now(), kinds_[kRankResume], 0);
+  schedule_event(engine_.now(), kRankResume, 0);
 }
 
 // Every rank woken at this instant runs in one pass, in wake order: each hands over straight to
@@ -65,7 +65,18 @@ void World::resume_batch() {
 void World::schedule_ops(Exec& r) {
   if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
   r.ops_scheduled = true;
-  engine_.schedule(r.outbox[r.outbox_head].at, kinds_[kRankOps], r.id);
+  schedule_event(r.outbox[r.outbox_head].at, kRankOps, r.id);
+}
+
+// With a canonical network (net::Backend::canonical) the world's events are canonical too:
+// same-time operations run in context order and the resumption after them, whichever order
+// the code scheduled them in. Otherwise in the order they were scheduled.
+void World::schedule_event(Time at, Kind kind, uint32_t target) {
+  if (canonical_) {
+    engine_.schedule_canonical(at, kinds_[kind], target);
+  } else {
+    engine_.schedule(at, kinds_[kind], target);
+  }
 }
 
 void World::process_ops(uint32_t ctx) {

@@ -99,6 +99,7 @@ World::World(const net::NetworkConfig& network, const MpiConfig& mpi, const Node
       network_(engine_, for_job(network, job), *this),
       transport_(engine_, network_, node, *this) {
   kinds_ = engine_.reserve_kinds(kKindCount);
+  canonical_ = network_.canonical();
   // The collective algorithms allocate and free scratch vectors as large as the message on
   // every call. glibc hands blocks above its mmap threshold back to the kernel at free, and
   // trims the heap beyond twice that, so each call faulted its scratch pages in again: 13% of

@@ -236,7 +236,9 @@ class World : public net::MessageSink {
 
  private:
   // The world's own event kinds, counted from the first of the block the engine reserved for it.
-  enum Kind : uint16_t { kRankResume, kRankOps, kKindCount };
+  // Canonically ordered (schedule_event), an instant's operations run before its resumption, so
+  // that every context woken by them resumes in one batch.
+  enum Kind : uint16_t { kRankOps, kRankResume, kKindCount };
   enum class Xfer : uint8_t { kEager, kRts, kCts, kData, kPut, kPutAck, kGetReq, kGetData };
   // A message in flight between two ranks.
   struct Transfer {
@@ -278,6 +280,7 @@ class World : public net::MessageSink {
   void resume_batch();
   void process_ops(uint32_t id);
   void schedule_ops(Exec& r);
+  void schedule_event(Time at, Kind kind, uint32_t target);
   void suspend(Exec& r);  // fiber side: park until resumed; unwinds if the run is stopping
   void block(Exec& r);    // fiber side: post the current Block and park
   // probe / iprobe: post a probe Block for (context, source, tag) and park until it is answered.
@@ -325,6 +328,7 @@ class World : public net::MessageSink {
   net::NetworkModel network_;
   NodeMemory transport_;  // the network behind each node's memory
   simcore::KindRange kinds_;
+  bool canonical_ = false;  // schedule_event
   std::vector<Rank> ranks_;
   std::vector<std::unique_ptr<Helper>> helpers_;  // by context id - ranks; stable addresses
   std::vector<uint32_t> free_helpers_;

@@ -98,6 +98,7 @@ class PacketNetwork final : public Backend {
   // applies them at once; the receiving partition numbers the messages it delivers after their
   // source's (source, number). Router steps end at the window's end.
   bool partitionable() const override { return !reference_; }
+  bool canonical() const override { return true; }
   void join_partition(const PartitionPlan& plan, uint32_t part) override;
   void set_window_end(Time end) override { window_end_ = end; }
   Time pack_crossings(uint32_t to, std::string& out) override;

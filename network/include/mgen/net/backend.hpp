@@ -97,6 +97,12 @@ class Backend {
   // routers of partition `part` of `plan` (which outlives it), their NICs and endpoints; what it
   // would do to another partition's routers or endpoints waits in an outbox for that partition.
   virtual bool partitionable() const { return false; }
+  // Every event the backend schedules is canonical (Engine::schedule_canonical): same-time
+  // events run in an order of their own, not in the order the code scheduled them. The layers
+  // above (node memory, the MPI world) then schedule canonically too, so that a job's
+  // predictions do not depend on the order in which simultaneous events were scheduled (which
+  // a partitioned run changes).
+  virtual bool canonical() const { return false; }
   virtual void join_partition(const PartitionPlan& /*plan*/, uint32_t /*part*/) {}
   // The end of the window being run: nothing may be decided at or after it that a crossing not
   // yet taken could change.

@@ -68,6 +68,8 @@ class NetworkModel {
   std::string describe_stuck(size_t limit = 20) const { return backend_->describe_stuck(limit); }
 
   // Partitioned runs (mgen/net/partition.hpp): see Backend. The backend must be partitionable.
+  bool partitionable() const { return backend_->partitionable(); }
+  bool canonical() const { return backend_->canonical(); }
   void join_partition(const PartitionPlan& plan, uint32_t part);
   void set_window_end(Time end) { backend_->set_window_end(end); }
   Time pack_crossings(uint32_t to, std::string& out) { return backend_->pack_crossings(to, out); }
