@@ -165,7 +165,11 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
   for (uint32_t i = 0; i < local; ++i)
     start = simcore::min(start, hooks.next_time(first + i));
   if (transport) start = Time::ps(transport->min(start.count_ps()));
-  if (start == Time::max() || start > limit) return stats;
+  if (start == Time::max() || start > limit) {
+    for (uint32_t i = 0; hooks.done && i < local; ++i)
+      hooks.done(first + i);  // nothing to run: on the calling thread
+    return stats;
+  }
 
   Barrier barrier(local);
   // Per window parity: out[p][i][j], what local partition i packed for partition j; in[p][j][k],
@@ -260,6 +264,16 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
       if (w > limit) return;
     }
   };
+  // A partition's last act on its thread, whatever happened in the windows.
+  auto worker_then_done = [&](uint32_t i) {
+    worker(i);
+    if (!hooks.done) return;
+    try {
+      hooks.done(first + i);
+    } catch (...) {
+      if (!errors[i]) errors[i] = std::current_exception();
+    }
+  };
   // The threads start together once all exist: one that cannot be created leaves none waiting.
   std::atomic<int> go{0};  // 1: run, -1: give up
   std::vector<std::thread> threads;
@@ -268,7 +282,7 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
     for (uint32_t i = 1; i < local; ++i) {
       threads.emplace_back([&, i] {
         go.wait(0);
-        if (go.load() == 1) worker(i);
+        if (go.load() == 1) worker_then_done(i);
       });
     }
   } catch (...) {
@@ -280,7 +294,7 @@ WindowStats run_windows(const PartitionLayout& layout, Time lookahead, Time limi
   }
   go = 1;
   go.notify_all();
-  worker(0);
+  worker_then_done(0);
   for (std::thread& t : threads)
     t.join();
   for (const std::exception_ptr& e : errors) {

@@ -7,6 +7,11 @@
 namespace mgen::mpi {
 
 std::shared_ptr<const Group> GroupTable::intern(std::vector<RankId> members) {
+  const std::lock_guard lock(mutex_);
+  return intern_locked(std::move(members));
+}
+
+std::shared_ptr<const Group> GroupTable::intern_locked(std::vector<RankId> members) {
   auto it = groups_.find(members);
   if (it != groups_.end()) {
     if (auto g = it->second.lock()) return g;
@@ -17,6 +22,7 @@ std::shared_ptr<const Group> GroupTable::intern(std::vector<RankId> members) {
 }
 
 void GroupTable::split_put(uint64_t id, int members, int index, int color, int key) {
+  const std::lock_guard lock(mutex_);
   Split& x = splits_[id];
   if (x.color_key.empty()) {
     x.color_key.assign(static_cast<size_t>(members), {-1, 0});
@@ -26,6 +32,7 @@ void GroupTable::split_put(uint64_t id, int members, int index, int color, int k
 }
 
 std::shared_ptr<const Group> GroupTable::split_group(uint64_t id, const Comm& parent, int color) {
+  const std::lock_guard lock(mutex_);
   Split& x = splits_.at(id);
   if (x.groups.empty() && !x.color_key.empty()) {
     // MPI orders each new communicator by key, ties by rank in the old one.
@@ -40,7 +47,7 @@ std::shared_ptr<const Group> GroupTable::split_group(uint64_t id, const Comm& pa
       std::vector<RankId> members;
       for (; i < order.size() && std::get<0>(order[i]) == c; ++i)
         members.push_back(parent.world(std::get<2>(order[i])));
-      x.groups[c] = intern(std::move(members));
+      x.groups[c] = intern_locked(std::move(members));
     }
     std::vector<std::pair<int, int>>().swap(x.color_key);
   }

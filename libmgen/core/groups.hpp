@@ -1,10 +1,12 @@
 // Groups of a run: immutable and interned (every member of a communicator shares one), and
-// Comm_split's exchange without O(p^2) time or memory.
+// Comm_split's exchange without O(p^2) time or memory. One table serves every partition of a
+// partitioned run, whose ranks run on several threads: its functions take a lock.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,7 @@ class GroupTable {
   std::shared_ptr<const Group> split_group(uint64_t id, const Comm& parent, int color);
 
  private:
+  std::shared_ptr<const Group> intern_locked(std::vector<RankId> members);
   struct Split {
     std::vector<std::pair<int, int>> color_key;  // per parent rank
     std::map<int, std::shared_ptr<const Group>> groups;
@@ -31,6 +34,7 @@ class GroupTable {
   };
   std::map<uint64_t, Split> splits_;
   std::map<std::vector<RankId>, std::weak_ptr<const Group>> groups_;
+  std::mutex mutex_;
 };
 
 }  // namespace mgen::mpi

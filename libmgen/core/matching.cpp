@@ -107,6 +107,8 @@ void World::match(RankId dst, uint32_t q, uint32_t slot) {
     transfers_[cts].sreq = sreq;
     transfers_[cts].rreq = q;
     transfers_[cts].env = env;
+    transfers_[cts].capacity = req.capacity;
+    transfers_[cts].into = req.rbuf != nullptr && !shared_.contains(req.rbuf);
     transmit(cts, mpi_.envelope.count());
   }
   // The network reported it sent before it could arrive; nothing refers to it any more.
@@ -200,6 +202,13 @@ bool World::cancel_send(RankId id, uint32_t q) {
       t.probed)
     return false;
   const bool rendezvous = t.kind == Xfer::kRts;
+  if (!mine(t.dst)) {
+    error(
+        fmt::format("rank {}: MPI_Cancel of a send to rank {}, which another partition runs: not supported in a "
+                    "partitioned run (run it without --threads)",
+                    id, t.dst));
+    return false;
+  }
   if (ranks_[t.dst].unexpected.remove(slot)) {
     transfer_done(slot);  // it arrived, so the network reported it sent
   } else {

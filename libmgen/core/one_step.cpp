@@ -30,6 +30,13 @@ void World::one_step_collective(Exec& r, Comm& comm, OneStepPart& part) {
 // Engine side: a member's part arrives (at its clock); the last one finishes the collective.
 void World::arrive_one_step(Exec& r) {
   const Block& b = r.block;
+  if (partitioned()) {
+    error(
+        fmt::format("rank {}: {} is a collective done in one step (Dimemas's collective model), which needs every "
+                    "member in one partition: not supported in a partitioned run (run it without --threads)",
+                    r.rank, b.part->name));
+    return;
+  }
   OneStep& x = one_steps_[{b.context, b.sequence}];
   if (x.parts.empty()) x.parts.assign(b.count, nullptr);
   x.parts[static_cast<size_t>(b.index)] = b.part;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 #include "core/world.hpp"
 
@@ -70,6 +71,8 @@ uint32_t World::new_transfer(Xfer kind, RankId src, RankId dst) {
     t.sreq = t.rreq = kNone;
     t.env = Envelope{};
     t.inline_bytes = 0;
+    t.capacity = 0;
+    t.into = t.carried = false;
     t.landed = t.cancelled = t.probed = false;
     t.sent = t.delivered = false;
   } else {
@@ -116,7 +119,8 @@ void World::start_send(RankId id, uint32_t q) {
     // a staging copy, because the sender may reuse its buffer as soon as the send completes,
     // before the message arrives. A shared buffer's contents are undefined
     // (MGEN_SHARED_MALLOC): its messages move no bytes.
-    const uint32_t claimed = req.sbuf != nullptr && bytes > 0 ? claim_receive(dst, req.env) : kNone;
+    // (Not into another partition's receive: that partition's queues are its own.)
+    const uint32_t claimed = req.sbuf != nullptr && bytes > 0 && mine(dst) ? claim_receive(dst, req.env) : kNone;
     if (claimed != kNone) {
       Request& rq = ranks_[dst].requests[claimed];
       const uint64_t fit = std::min(bytes, rq.capacity);
@@ -199,13 +203,19 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       // NIC reads it, because the sender may reuse its buffer as soon as the send completes;
       // the receiver cannot look at its buffer before the data's simulated arrival anyway.
       const Request& sq = ranks_[dst].requests[sreq];
-      Request& rq = ranks_[src].requests[rreq];
-      const uint64_t fit = std::min(env.bytes, rq.capacity);
-      if (sq.sbuf != nullptr && rq.rbuf != nullptr && fit > 0 && !shared_.contains(sq.sbuf) &&
-          !shared_.contains(rq.rbuf)) {
-        land(src, rq, sq.sbuf, fit);
-      }
+      const uint64_t capacity = transfers_[slot].capacity;
+      const bool into = transfers_[slot].into;
+      const uint64_t fit = std::min(env.bytes, capacity);
+      const bool moves = sq.sbuf != nullptr && into && fit > 0 && !shared_.contains(sq.sbuf);
       const uint32_t data = new_transfer(Xfer::kData, dst, src);
+      if (moves && mine(src)) {
+        land(src, ranks_[src].requests[rreq], sq.sbuf, fit);
+      } else if (moves) {
+        // The receive is another partition's: the payload goes with the data message.
+        const auto* p = static_cast<const std::byte*>(sq.sbuf);
+        transfers_[data].data.assign(p, p + fit);
+        transfers_[data].carried = true;
+      }
       transfers_[data].sreq = sreq;
       transfers_[data].rreq = rreq;
       transfers_[data].env = env;
@@ -213,10 +223,13 @@ void World::on_message_delivered(uint64_t cookie, Time) {
       transmit(data, env.bytes);
       break;
     }
-    case Xfer::kData:
-      log_message(dst, ranks_[dst].requests[rreq], env);
+    case Xfer::kData: {
+      Request& rq = ranks_[dst].requests[rreq];
+      if (transfers_[slot].carried) land(dst, rq, transfers_[slot].data.data(), transfers_[slot].data.size());
+      log_message(dst, rq, env);
       complete(dst, rreq);
       break;
+    }
     case Xfer::kPut: {
       Rank& target = ranks_[dst];
       ++target.put_arrivals[env.tag];
@@ -242,6 +255,75 @@ void World::on_message_delivered(uint64_t cookie, Time) {
   Transfer& done = transfers_[slot];
   done.delivered = true;
   if (done.sent) transfer_done(slot);
+}
+
+// ---------------------------------------------------------------- partitioned runs
+
+namespace {
+
+// A message's record as it crosses to the partition that delivers it: plain values, then the
+// payload bytes (inline, then staged).
+struct CrossingTransfer {
+  uint8_t kind;
+  bool into, carried, landed;
+  RankId src, dst;
+  uint32_t sreq, rreq;
+  Envelope env;
+  uint64_t capacity;
+  uint32_t inline_bytes;
+  uint64_t data_bytes;
+};
+static_assert(std::is_trivially_copyable_v<CrossingTransfer>);
+
+}  // namespace
+
+// At the injection of a message for another partition's rank: what that partition needs to
+// deliver it. This partition keeps the record only until the message is sent.
+void World::pack_message(uint64_t cookie, std::string& out) {
+  const uint32_t slot = static_cast<uint32_t>(cookie);
+  Transfer& t = transfers_[slot];
+  const CrossingTransfer c{static_cast<uint8_t>(t.kind),
+                           t.into,
+                           t.carried,
+                           t.landed,
+                           t.src,
+                           t.dst,
+                           t.sreq,
+                           t.rreq,
+                           t.env,
+                           t.capacity,
+                           t.inline_bytes,
+                           t.data.size()};
+  out.append(reinterpret_cast<const char*>(&c), sizeof c);
+  out.append(reinterpret_cast<const char*>(t.inline_data), t.inline_bytes);
+  out.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
+  std::vector<std::byte>().swap(t.data);
+  t.delivered = true;  // elsewhere: the record goes once the message is sent
+}
+
+uint64_t World::take_message(uint64_t, std::string_view bytes) {
+  CrossingTransfer c;
+  if (bytes.size() < sizeof c) throw std::logic_error("partition crossings: a truncated message record");
+  std::memcpy(static_cast<void*>(&c), bytes.data(), sizeof c);
+  bytes.remove_prefix(sizeof c);
+  if (bytes.size() != c.inline_bytes + c.data_bytes || c.inline_bytes > Transfer::kInline) {
+    throw std::logic_error("partition crossings: a message record of the wrong length");
+  }
+  const uint32_t slot = new_transfer(static_cast<Xfer>(c.kind), c.src, c.dst);
+  Transfer& t = transfers_[slot];
+  t.sreq = c.sreq;
+  t.rreq = c.rreq;
+  t.env = c.env;
+  t.capacity = c.capacity;
+  t.into = c.into;
+  t.carried = c.carried;
+  t.landed = c.landed;
+  t.inline_bytes = c.inline_bytes;
+  std::memcpy(t.inline_data, bytes.data(), c.inline_bytes);
+  const auto* p = reinterpret_cast<const std::byte*>(bytes.data() + c.inline_bytes);
+  t.data.assign(p, p + c.data_bytes);
+  t.sent = true;  // the sending partition hears of that
+  return slot;
 }
 
 }  // namespace mgen::mpi

@@ -65,12 +65,18 @@ void World::resume_batch() {
 void World::schedule_ops(Exec& r) {
   if (r.ops_scheduled || r.outbox_head == r.outbox.size()) return;
   r.ops_scheduled = true;
-  schedule_event(r.outbox[r.outbox_head].at, kRankOps, r.id);
+  const Time at = r.outbox[r.outbox_head].at;
+  if (canonical_) {
+    // By rank, then main context before helpers in the order the rank started them.
+    engine_.schedule_canonical(at, kinds_[kRankOps], r.rank, 0, uint64_t{r.ordinal} << 32 | r.id);
+  } else {
+    engine_.schedule(at, kinds_[kRankOps], r.id);
+  }
 }
 
 // With a canonical network (net::Backend::canonical) the world's events are canonical too:
-// same-time operations run in context order and the resumption after them, whichever order
-// the code scheduled them in. Otherwise in the order they were scheduled.
+// same-time operations run in context order (schedule_ops) and the resumption after them,
+// whichever order the code scheduled them in. Otherwise in the order they were scheduled.
 void World::schedule_event(Time at, Kind kind, uint32_t target) {
   if (canonical_) {
     engine_.schedule_canonical(at, kinds_[kind], target);

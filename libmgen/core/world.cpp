@@ -156,6 +156,22 @@ World::~World() = default;
 // ---------------------------------------------------------------- running
 
 RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progress& progress) {
+  prepare(main, argc, argv, progress);
+  run_until(Time::max());
+  return finish();
+}
+
+void World::join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups) {
+  if (!job_.partition_model.empty()) {
+    throw std::invalid_argument("the partition model measures a serial run: run it without --threads");
+  }
+  network_.join_partition(plan, part);
+  plan_ = &plan;
+  part_ = part;
+  groups_ = &groups;
+}
+
+void World::prepare(const RankMain& main, int argc, char** argv, const Progress& progress) {
   // Checked before any rank exists: a refusal leaves nothing to unwind.
   if (!job_.partition_model.empty()) {
     net::PartitionModel::require_packet(network_.backend_name());
@@ -164,65 +180,87 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
       ++weight[network_.topology().endpoint_router(r.endpoint)];
     partition_model_ = std::make_unique<net::PartitionModel>(network_.topology(), job_.partition_model, weight);
   }
-  g_active = this;
+  main_ = &main;
+  args_.assign(argv, argv + argc);
+  progress_ = progress;
+  // Every rank starts at time zero (its fiber exists from the first run_until on).
+  for (Rank& r : ranks_) {
+    if (mine(r.rank)) wake(r);
+  }
+}
+
+void World::spawn_fibers() {
   fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
   if (job_.memory_limit != 0) fibers_->set_pass_check([this] { return memory_exceeded(); });
-  std::vector<std::string> args(argv, argv + argc);
-  fibers_->spawn([this, &main, &args](size_t i) {
+  fibers_->spawn([this](size_t i) {
     if (i >= ranks_.size()) {
       run_helper(static_cast<uint32_t>(i));
       return;
     }
+    if (!mine(static_cast<RankId>(i))) return;  // another partition's
     guarded(static_cast<uint32_t>(i), [&] {
       suspend(ranks_[i]);  // parked until the engine starts every rank at time zero
       // Each rank gets its own argv, as separate processes would.
-      std::vector<std::string> mine(args);
+      std::vector<std::string> own(args_);
       std::vector<char*> ptrs;
-      for (std::string& s : mine)
+      for (std::string& s : own)
         ptrs.push_back(s.data());
       ptrs.push_back(nullptr);
-      main(static_cast<int>(mine.size()), ptrs.data());
+      (*main_)(static_cast<int>(own.size()), ptrs.data());
     });
   });
   check_fault();
-  for (Rank& r : ranks_)
-    wake(r);
+}
+
+bool World::run_until(Time until) {
+  g_active = this;
+  if (!fibers_) spawn_fibers();
+  if (error_) return false;
   // Every 65,536 events: the memory check, and the progress callback (which decides whether to
   // print). Not rarer: on the flow backend, dense traffic can take a second per 100,000 events.
   // Every event: whether SIGINT or SIGTERM asked to stop.
   engine_.run(
-      [&, countdown = uint64_t{1} << 16](const simcore::Event& e) mutable {
+      [&](const simcore::Event& e) {
+        last_event_ = e.time;
         if (partition_model_) [[unlikely]]
           partition_model_->observe(e.time, event_router(e));
         dispatch(e);
         if (runtime::interrupt_signal() != 0) [[unlikely]]
           interrupted();
-        if (--countdown == 0) [[unlikely]] {
-          countdown = uint64_t{1} << 16;
+        if (--countdown_ == 0) [[unlikely]] {
+          countdown_ = uint64_t{1} << 16;
           if (job_.memory_limit != 0) memory_exceeded();
-          if (progress) {
+          if (progress_) {
             ProgressInfo info;
             info.simulated_s = engine_.now().seconds();
             info.events = engine_.events_processed();
             for (const Rank& r : ranks_)
               info.ranks_finished += r.state == Exec::State::kFinished;
             info.network = network_.totals();
-            progress(info);
+            progress_(info);
           }
         }
       },
-      [this](const simcore::Event& e) { network_.prefetch(e); }, Time::max());
+      [this](const simcore::Event& e) { network_.prefetch(e); }, until);
+  g_active = nullptr;
+  return !error_;
+}
 
+RunOutcome World::finish() {
+  g_active = this;
+  if (!fibers_) spawn_fibers();
   RunOutcome out;
   bool all_done = true;
   for (const Rank& r : ranks_) {
+    if (!mine(r.rank)) continue;
     all_done = all_done && r.state == Exec::State::kFinished;
     out.predicted = simcore::max(out.predicted, r.finished_at);
   }
   // A helper still running (a non-blocking collective some member never joined) is blocked too.
   for (const auto& h : helpers_)
     all_done = all_done && !h->in_use;
-  out.drained = engine_.now();
+  // When the last event ran (not the engine's clock: a partition's stops at its last window's end).
+  out.drained = last_event_;
   if (error_) {
     out.ok = false;
     out.error = *error_;
@@ -280,6 +318,7 @@ uint32_t World::start_helper(Exec& r, HelperJob job) {
   static_cast<Exec&>(h) = Exec{};
   h.id = id;
   h.rank = r.rank;
+  h.ordinal = ++owner.helpers_started;
   h.clock = r.clock;
   h.call = CallInfo{r.call.name, static_cast<int>(kNone), kAnyTag, r.call.comm};
   h.call_slot = r.call_slot;  // its messages are the starting call's
@@ -302,7 +341,7 @@ void World::run_helper(uint32_t id) {
 uint32_t World::event_router(const simcore::Event& e) {
   if (transport_.owns(e.kind)) return transport_.event_router(e);
   if (e.kind - kinds_.begin == kRankOps) {
-    const RankId rank = exec(e.target).rank;
+    const RankId rank = canonical_ ? e.target : exec(e.target).rank;
     return network_.topology().endpoint_router(ranks_[rank].endpoint);
   }
   return net::kNoId;  // a batch of rank resumptions: any rank's
@@ -318,7 +357,7 @@ void World::dispatch(const simcore::Event& e) {
       resume_batch();
       break;
     case kRankOps:
-      process_ops(e.target);
+      process_ops(canonical_ ? static_cast<uint32_t>(e.data) : e.target);
       break;
     default:
       throw std::logic_error(fmt::format("world got an event of unknown kind {}", e.kind));

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "mgen/mpi/config.hpp"
 #include "mgen/mpi/run.hpp"
 #include "mgen/net/network.hpp"
+#include "mgen/net/partition.hpp"
 #include "runtime/fiber_runtime.hpp"
 
 namespace mgen::mpi {
@@ -46,7 +48,11 @@ struct RankUnwind {};
 struct Exec {
   uint32_t id = 0;  // the context's (= its fiber's)
   RankId rank = 0;  // whose context it is
-  Time clock;       // the context's own simulated time; never behind the engine while it runs
+  // 0 for a rank's main context, n for the n-th helper it started: with the rank, a name for the
+  // context that does not depend on the order in which other ranks started theirs (the same-time
+  // order of canonical events; a helper's id does).
+  uint32_t ordinal = 0;
+  Time clock;  // the context's own simulated time; never behind the engine while it runs
   enum class State : uint8_t { kReady, kRunning, kBlocked, kWaking, kFinished } state = State::kReady;
   Time finished_at;
 
@@ -71,6 +77,7 @@ struct Rank : Exec {
 
   std::vector<Request> requests;
   uint32_t free_request = kNone;
+  uint32_t helpers_started = 0;  // Exec::ordinal of its helpers
 
   // Engine side of matching.
   MatchQueue posted;            // receive requests, in posting order
@@ -141,6 +148,26 @@ class World : public net::MessageSink {
 
   // Runs `main` on every rank to the end (or to the first error or a deadlock).
   RunOutcome run(const RankMain& main, int argc, char** argv, const Progress& progress = {});
+
+  // A run in steps, for partitioned runs (report/partitioned.cpp): prepare() schedules every
+  // rank's start (`main` and `argv` must outlive the run); run_until() handles the events up to
+  // `until` (inclusive) and returns false once the run has stopped with an error; finish() ends
+  // the run and says how it went. run_until() and finish() must run on one thread, the fibers'.
+  void prepare(const RankMain& main, int argc, char** argv, const Progress& progress = {});
+  bool run_until(Time until);
+  RunOutcome finish();
+  // Partitioned runs (mgen/net/partition.hpp): this world runs only the ranks on partition
+  // `part`'s routers (with their NICs and intra-node copies); messages to the others' ranks
+  // cross at the windows' ends, described by pack_message/take_message. `groups` is the run's
+  // one group table, shared by every partition's world. Before prepare().
+  void join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups);
+  bool partitioned() const { return plan_ != nullptr; }
+  // Whether this world runs rank `r` (always, unpartitioned).
+  bool mine(RankId r) const {
+    return plan_ == nullptr || plan_->router_part[network_.topology().endpoint_router(ranks_[r].endpoint)] == part_;
+  }
+  simcore::Engine& engine() { return engine_; }
+  net::NetworkModel& network() { return network_; }
   // After run(), when JobConfig::partition_model: the model's measurements; else null.
   net::PartitionModel* partition_model() { return partition_model_.get(); }
 
@@ -195,7 +222,7 @@ class World : public net::MessageSink {
   // time: wait for it, test it and free it like any other.
   uint32_t start_helper(Exec& r, HelperJob job);
   // The run's groups (interned) and Comm_split's exchange.
-  GroupTable& groups() { return groups_; }
+  GroupTable& groups() { return *groups_; }
   // Buffers every rank shares (MGEN_SHARED_MALLOC); messages from or to them move no bytes.
   SharedBuffers& shared_buffers() { return shared_; }
   // A collective done in one step: every member of `comm` posts its part; when the last one's
@@ -233,6 +260,8 @@ class World : public net::MessageSink {
   // net::MessageSink
   void on_message_sent(uint64_t cookie, Time t) override;
   void on_message_delivered(uint64_t cookie, Time t) override;
+  void pack_message(uint64_t cookie, std::string& out) override;
+  uint64_t take_message(uint64_t cookie, std::string_view bytes) override;
 
  private:
   // The world's own event kinds, counted from the first of the block the engine reserved for it.
@@ -252,6 +281,11 @@ class World : public net::MessageSink {
     uint32_t inline_bytes = 0;
     std::byte inline_data[kInline];
     std::vector<std::byte> data;
+    // A clear-to-send: the receive's capacity, and whether its buffer takes bytes (not null,
+    // not shared); read by the sender when the receive is another partition's.
+    uint64_t capacity = 0;
+    bool into = false;
+    bool carried = false;    // rendezvous data carrying its payload in `data` (partitioned runs)
     bool landed = false;     // the payload is already in the receive buffer (claim_receive)
     bool cancelled = false;  // its send was cancelled on the way: dropped on arrival
     bool probed = false;     // a probe reported it: the receive that follows must get it
@@ -354,8 +388,18 @@ class World : public net::MessageSink {
   };
   std::map<std::pair<uint64_t, uint64_t>, OneStep> one_steps_;  // by (context, sequence)
   void arrive_one_step(Exec& r);
-  GroupTable groups_;
+  GroupTable own_groups_;
+  GroupTable* groups_ = &own_groups_;
   SharedBuffers shared_;
+  const net::PartitionPlan* plan_ = nullptr;  // join_partition
+  uint32_t part_ = 0;
+  // prepare()'s arguments, for the fibers.
+  const RankMain* main_ = nullptr;
+  std::vector<std::string> args_;
+  Progress progress_;
+  uint64_t countdown_ = uint64_t{1} << 16;
+  Time last_event_;  // when the last event ran
+  void spawn_fibers();
   // Last, so destroyed first: the layers above go before the state they were built on.
   std::vector<std::pair<const void*, std::unique_ptr<Extension>>> extensions_;
 };

@@ -956,8 +956,14 @@ void PacketNetwork::join_partition(const PartitionPlan& plan, uint32_t part) {
 
 void PacketNetwork::announce(uint32_t m) {
   const Message& msg = messages_[m];
-  out_[plan_->router_part[topo_.endpoint_router(msg.dst)]].messages.push_back(
-      MessageNote{msg.cookie, msg.posted, msg.src, msg.dst, msg.packets, msg.seq, msg.response});
+  Outbox& box = out_[plan_->router_part[topo_.endpoint_router(msg.dst)]];
+  box.messages.push_back(MessageNote{msg.cookie, msg.posted, msg.src, msg.dst, msg.packets, msg.seq, msg.response});
+  // The sink's description of the message, behind its length (nothing for an FMA response).
+  const size_t at = box.notes.size();
+  box.notes.append(sizeof(uint64_t), '\0');
+  if (!msg.response) sink_.pack_message(msg.cookie, box.notes);
+  const uint64_t n = box.notes.size() - at - sizeof(uint64_t);
+  std::memcpy(box.notes.data() + at, &n, sizeof n);
 }
 
 void PacketNetwork::export_packet(RouterId peer, uint32_t peer_port, uint32_t pk, uint32_t vc, Time ready) {
@@ -1016,6 +1022,10 @@ Time PacketNetwork::pack_crossings(uint32_t to, std::string& out) {
   for (const PacketNote& n : box.packets)
     earliest = simcore::min(earliest, n.ready);
   pack_records(box.messages, out);
+  const uint64_t notes = box.notes.size();
+  out.append(reinterpret_cast<const char*>(&notes), sizeof notes);
+  out.append(box.notes);
+  box.notes.clear();
   pack_records(box.credits, out);
   pack_records(box.packets, out);
   return earliest;
@@ -1036,7 +1046,26 @@ void PacketNetwork::take_crossings(std::string_view in, Time window_end) {
     msg.sent_done = true;  // the source reports it sent
     msg.keyed = true;
     by_key_.emplace(message_key(n.src, n.seq), m);
+    taken_.push_back(m);
   });
+  // What the source's sink said of each message, in the same order: this sink's cookie for it.
+  uint64_t notes = 0;
+  if (in.size() < sizeof notes) throw std::logic_error("partition crossings: truncated message notes");
+  std::memcpy(&notes, in.data(), sizeof notes);
+  in.remove_prefix(sizeof notes);
+  if (in.size() < notes) throw std::logic_error("partition crossings: truncated message notes");
+  std::string_view said = in.substr(0, notes);
+  in.remove_prefix(notes);
+  for (uint32_t m : taken_) {
+    uint64_t n = 0;
+    if (said.size() < sizeof n) throw std::logic_error("partition crossings: a message without its note");
+    std::memcpy(&n, said.data(), sizeof n);
+    said.remove_prefix(sizeof n);
+    if (said.size() < n) throw std::logic_error("partition crossings: a truncated message note");
+    if (!messages_[m].response) messages_[m].cookie = sink_.take_message(messages_[m].cookie, said.substr(0, n));
+    said.remove_prefix(n);
+  }
+  taken_.clear();
   take_records<CreditNote>(in, [&](const CreditNote& n) {
     return_credit(n.up_gp, n.due, n.vc, n.bytes);
     if (ports_[n.up_gp].credit_blocked) wake(n.router, n.port, n.due);

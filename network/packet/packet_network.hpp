@@ -302,6 +302,7 @@ class PacketNetwork final : public Backend {
   };
   struct Outbox {
     std::vector<MessageNote> messages;
+    std::string notes;  // per message, what the sink says of it (MessageSink::pack_message): length, bytes
     std::vector<CreditNote> credits;
     std::vector<PacketNote> packets;
   };
@@ -409,6 +410,7 @@ class PacketNetwork final : public Backend {
   Time window_end_ = Time::max();
   std::vector<Outbox> out_;
   std::unordered_map<uint64_t, uint32_t> by_key_;
+  std::vector<uint32_t> taken_;  // take_crossings' scratch: the messages it just took
   std::vector<uint32_t> scratch_;
   std::vector<int32_t> credit_view_;  // adaptive routing's view of a router's free credits
   // Reference mode: the wake-ups pending, as (time, kind, target, port).

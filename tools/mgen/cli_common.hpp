@@ -61,6 +61,7 @@ struct JobOptions {
   // --partition-model, --partitions LIST (which implies it): the counts to model.
   bool partition_model = false;
   std::string partitions;
+  uint32_t threads = 1;  // --threads T: the job cut into T partitions, one thread each
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);

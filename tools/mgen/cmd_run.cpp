@@ -269,6 +269,11 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
                  "write the predicted run as an OTF2 archive DIR/traces.otf2 (Vampir, otf2-print): regions per "
                  "call, point-to-point and collective events, the simulated clock in picoseconds");
   attach_partition_options(sub, partition_model, partitions);
+  sub.add_option("--threads,-j", threads,
+                 "cut the network and the ranks on it into T partitions of equal rank counts, one thread each "
+                 "(packet backend; MGEN programs, NAS and replay); the predictions are the one-thread run's to "
+                 "the picosecond (default 1)")
+      ->check(check::whole(1, 1024));
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
@@ -336,6 +341,13 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.message_log = !o.paraver.empty();
   job.call_log = !o.otf2.empty();
   if (o.partition_model || !o.partitions.empty()) job.partition_model = partition_counts(o.partitions);
+  job.threads = o.threads;
+  if (job.threads > 1) {
+    if (!job.partition_model.empty()) {
+      throw std::invalid_argument("--partition-model measures a serial run: leave out --threads");
+    }
+    check_partitions_memory(m, job.threads, o.machine.force);
+  }
   set_memory_limit(job);
   if (o.placement == "block") {
     job.placement = mpi::Placement::kBlock;
@@ -505,6 +517,10 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
+  if (r.partitions > 1) {
+    fmt::print("partitioned      {} partitions on {} threads: {} windows, partition 0 waited {:.2f} s for the others\n",
+               r.partitions, r.partitions, r.windows, r.sync_wall_s);
+  }
   if (!r.partition_model.empty()) {
     fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
                                                 r.partition_model_s));
@@ -603,6 +619,12 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   check_module(program);
   void* first = open_module(program, program);
   const bool mgen_program = dlsym(first, "MGEN_Main") != nullptr;
+  if (!mgen_program && job.threads > 1) {
+    throw std::invalid_argument(fmt::format(
+        "{} is a recompiled MPI program: its ranks cannot yet run on several threads (--threads); MGEN programs, "
+        "mgen nas and mgen replay can",
+        program.filename().string()));
+  }
   // A recompiled program was written for a process's stack (8 MiB by default on Linux).
   if (o.job.stack.empty() && !mgen_program) job.stack_bytes = kProgramStack;
   check_job(m, job, mgen_program ? fs::path() : program, o.job.machine.force);

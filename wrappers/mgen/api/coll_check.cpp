@@ -179,7 +179,8 @@ void check_collective(Scope& s, Comm& c, const CollCall& call) {
     e.comm_rank = static_cast<uint32_t>(me);
     s.rank().log_call(e);
   }
-  if (n <= 1) return;
+  // A partitioned run's members may be in other partitions' worlds: not checked there.
+  if (n <= 1 || s.world().partitioned()) return;
   Checks& checks = s.world().extension<Checks>(&kChecksKey);
   const auto key = std::make_tuple(c.coll_context(), c.world(0), number);
   auto [it, fresh] = checks.pending.try_emplace(key);

@@ -42,6 +42,10 @@ struct JobConfig {
   // The partition model (mgen/net/partition_model.hpp) for these partition counts: what a run
   // partitioned over that many cores would gain (packet backend only). Empty: not modelled.
   std::vector<uint32_t> partition_model;
+  // Partitions of the job, one thread each (mgen/net/partition.hpp): the ranks go with their
+  // routers, cut into blocks of equal rank counts; packet backend only; the predictions are the
+  // serial run's to the picosecond. 1: serial. Not with partition_model.
+  uint32_t threads = 1;
 };
 
 struct MachineSetup {
@@ -169,6 +173,10 @@ struct RunReport {
   std::vector<net::PartitionModel::Row> partition_model;
   uint64_t partition_network_events = 0;
   double partition_model_s = 0;  // the model's own wall time, part of wall_s
+  // A partitioned run (JobConfig::threads): its partitions, and the windows they ran in.
+  uint32_t partitions = 1;
+  uint64_t windows = 0;
+  double sync_wall_s = 0;  // the first partition's wall time waiting for the others
 };
 
 // The collective algorithm registry, for `mgen info`: (collective, algorithm, description).

@@ -29,6 +29,13 @@ class MessageSink {
   virtual void on_message_sent(uint64_t cookie, Time t) = 0;
   // Every byte of the message is in the destination's memory.
   virtual void on_message_delivered(uint64_t cookie, Time t) = 0;
+  // Partitioned runs (mgen/net/partition.hpp): a message injected here for an endpoint of
+  // another partition. The sink may describe it in bytes (appended to `out`, at the injection);
+  // the destination partition's sink gets them in take_message, before the message can arrive
+  // there, and returns the cookie its reports of the message carry. By default the cookie
+  // crosses as it is.
+  virtual void pack_message(uint64_t /*cookie*/, std::string& /*out*/) {}
+  virtual uint64_t take_message(uint64_t cookie, std::string_view /*bytes*/) { return cookie; }
 };
 
 struct LinkStats {

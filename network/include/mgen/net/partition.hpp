@@ -69,13 +69,17 @@ struct PartitionLayout {
 // return the earliest time it can make j act; take(i, bytes, window_end): apply what another
 // partition packed for i; next_time(i): i's earliest pending event. between(windows) runs on the
 // process's first thread after every window, while the other threads may already run the next
-// one (progress lines).
+// one (progress lines). done(i), if set, runs on partition i's thread once the windows are over
+// (also after an error), before run_windows returns: a partition whose state belongs to its
+// thread (a job's rank fibers) ends there. (With no event at all to run, every local partition's
+// done runs on the calling thread.)
 struct PartitionHooks {
   std::function<simcore::Time(uint32_t)> next_time;
   std::function<void(uint32_t, simcore::Time)> run;
   std::function<simcore::Time(uint32_t, uint32_t, std::string&)> pack;
   std::function<void(uint32_t, std::string_view, simcore::Time)> take;
   std::function<void(uint64_t)> between;
+  std::function<void(uint32_t)> done;
 };
 
 struct WindowStats {
