@@ -356,35 +356,51 @@ std::string World::describe(const Exec& r) const {
   return fmt::format("rank {}: {} (waiting since {:.3f} us)", r.rank, what, b.since.microseconds());
 }
 
-std::string World::deadlock_report() const {
-  size_t blocked = 0;
-  std::string lines;
+World::Deadlock World::deadlock() const {
+  Deadlock d;
+  d.at = last_event_;
   for (const Rank& r : ranks_) {
-    if (r.state == Exec::State::kFinished) continue;
-    if (++blocked <= kRanksListed) lines += "  " + describe(r) + "\n";
+    if (r.state == Exec::State::kFinished || !mine(r.rank)) continue;
+    d.lines.push_back(describe(r));
   }
+  d.ranks = d.lines.size();
   for (const auto& h : helpers_) {
-    if (h->in_use && h->state != Exec::State::kFinished) lines += "  " + describe(*h) + "\n";
+    if (h->in_use && h->state != Exec::State::kFinished) d.lines.push_back(describe(*h));
   }
-  if (blocked > kRanksListed) lines += fmt::format("  ... and {} more\n", blocked - kRanksListed);
   // The notes are copied out first: writing one may add an extension (comm_label's names),
   // which moves extensions_ under a loop over it.
   std::vector<std::function<std::string()>> notes;
   for (const auto& [key, e] : extensions_) {
     if (key == &kDeadlockNotesKey) notes = static_cast<const DeadlockNotes&>(*e).notes;
   }
-  std::string out;
   for (const auto& note : notes)
-    out += note();
-  out += fmt::format(
-      "deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time "
-      "{:.3f} us):\n{}",
-      blocked, ranks_.size(), engine_.now().microseconds(), lines);
+    d.notes += note();
   if (network_.packets_in_flight() != 0) {
-    out += fmt::format("the network itself is stuck with {} packets:\n{}", network_.packets_in_flight(),
-                       network_.describe_stuck(10));
+    d.stuck = fmt::format("the network itself is stuck with {} packets:\n{}", network_.packets_in_flight(),
+                          network_.describe_stuck(10));
   }
-  return out;
+  return d;
+}
+
+std::string World::deadlock_report(const std::vector<Deadlock>& parts, size_t ranks) {
+  size_t blocked = 0, listed = 0;
+  Time at;
+  std::string notes, lines, stuck;
+  for (const Deadlock& d : parts) {
+    blocked += d.ranks;
+    at = simcore::max(at, d.at);
+    notes += d.notes;
+    stuck += d.stuck;
+    for (size_t i = 0; i < d.lines.size(); ++i) {
+      // Ranks up to the limit; every blocked helper.
+      if (i >= d.ranks || ++listed <= kRanksListed) lines += "  " + d.lines[i] + "\n";
+    }
+  }
+  if (blocked > kRanksListed) lines += fmt::format("  ... and {} more\n", blocked - kRanksListed);
+  return notes +
+         fmt::format("deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time {:.3f} us):\n{}",
+                     blocked, ranks, at.microseconds(), lines) +
+         stuck;
 }
 
 }  // namespace mgen::mpi

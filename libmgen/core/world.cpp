@@ -268,7 +268,7 @@ RunOutcome World::finish() {
     out.signal = signal_;
   } else if (!all_done) {
     out.ok = false;
-    out.error = deadlock_report();
+    out.error = deadlock_report({deadlock()}, ranks_.size());
     out.status = RunStatus::kFailed;
   }
   if (!all_done) abort_ranks();

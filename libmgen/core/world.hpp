@@ -351,7 +351,21 @@ class World : public net::MessageSink {
   // JobConfig::memory_limit: whether the process's resident memory passed it (then the run is
   // stopping with an error that says so).
   bool memory_exceeded();
-  std::string deadlock_report() const;
+
+ public:
+  // A deadlock: the blocked ranks (this world's, in a partitioned run) and helpers, what they
+  // wait for, and the notes and stuck packets that explain it; deadlock_report() words one or
+  // several partitions' as one report.
+  struct Deadlock {
+    size_t ranks = 0;                // blocked ranks: the first `ranks` lines; helpers after
+    std::vector<std::string> lines;  // describe()
+    std::string notes, stuck;
+    Time at;  // when the last event ran
+  };
+  Deadlock deadlock() const;
+  static std::string deadlock_report(const std::vector<Deadlock>& parts, size_t ranks);
+
+ private:
   std::string describe(const Exec& r) const;
 
   MpiConfig mpi_;

@@ -151,7 +151,11 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
   };
   hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) { return worlds[i]->network().pack_crossings(j, out); };
   hooks.take = [&](uint32_t i, std::string_view bytes, Time end) { worlds[i]->network().take_crossings(bytes, end); };
-  hooks.done = [&](uint32_t i) { outcomes[i] = worlds[i]->finish(); };
+  std::vector<World::Deadlock> deadlocks(parts);
+  hooks.done = [&](uint32_t i) {
+    deadlocks[i] = worlds[i]->deadlock();  // read before finish() unwinds the ranks
+    outcomes[i] = worlds[i]->finish();
+  };
   net::PartitionLayout layout;
   layout.parts = parts;
   layout.local = parts;
@@ -177,15 +181,10 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
       out.signal = outcomes[i].signal;
     }
   }
-  for (uint32_t i = 0; i < parts && !std::count(stopped.begin(), stopped.end(), 1); ++i) {
-    if (outcomes[i].ok) continue;
-    if (out.ok) {
-      out.ok = false;
-      out.status = outcomes[i].status;
-    } else {
-      out.error += "\n";
-    }
-    out.error += outcomes[i].error;
+  if (out.ok && std::any_of(outcomes.begin(), outcomes.end(), [](const RunOutcome& o) { return !o.ok; })) {
+    out.ok = false;
+    out.status = RunStatus::kFailed;
+    out.error = World::deadlock_report(deadlocks, w0.size());
   }
   std::vector<World*> all;
   for (auto& w : worlds)

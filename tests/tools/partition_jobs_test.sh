@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Jobs cut into partitions (issue 24, item 1): every golden case that runs a job on the packet
+# backend (MGEN examples, NAS skeletons at class S, replays, every preset; tests/golden/cases.txt)
+# and NAS kernels at class A on 64 ranks, on the default torus and on Hopper's (router steps,
+# FMA responses), give on 2, 3 and 4 threads the serial run's JSON report in every field but the
+# event count, the wall times and the partitioning's own figures; a matrix product whose blocks
+# cross partitions is right. A deadlock across partitions,
+# a failing rank and the refusals say what the serial run says, or why not.
+# Usage: partition_jobs_test.sh BUILD_DIR SOURCE_DIR [quick]
+set -uo pipefail
+build=$1
+src=$2
+quick=${3:-}
+mgen=$build/mgen
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source "$src/tests/tools/expect.sh"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+# Compares two job reports, leaving out what measures the run rather than the job.
+same() {
+  "$py" - "$1" "$2" <<'PY'
+import json, sys
+skip = {"events", "partitioned", "events_per_second"}
+def clean(v):
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items() if k not in skip and "wall" not in k}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    return v
+a, b = clean(json.load(open(sys.argv[1]))), clean(json.load(open(sys.argv[2])))
+if a != b:
+    def walk(x, y, path):
+        if isinstance(x, dict) and isinstance(y, dict):
+            for k in sorted(set(x) | set(y)):
+                walk(x.get(k), y.get(k), path + "/" + k)
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (p, q) in enumerate(zip(x, y)):
+                walk(p, q, f"{path}[{i}]")
+        elif x != y:
+            print(f"{path}: {str(x)[:50]} != {str(y)[:50]}")
+    walk(a, b, "")
+    sys.exit(1)
+PY
+}
+
+# name|args: the golden cases of jobs on the packet backend (not recompiled programs: refused),
+# then class A.
+cases=()
+while read -r name args; do
+  [[ -z $name || $name == \#* ]] && continue
+  [[ $args =~ ^(run|nas|replay) ]] || continue
+  [[ $args == *"{mpi}"* || $args == *network.backend=* || $args == *dimemas* ]] && continue
+  args=${args//\{ex\}/$build/examples}
+  args=${args//\{src\}/$src}
+  cases+=("$name|$args")
+done <"$src/tests/golden/cases.txt"
+# Real data in rendezvous messages between partitions (512 KiB blocks): C = A B on rank 0.
+cases+=("cannon_verify|run -q -n 16 $build/examples/cannon --n 512 --verify")
+if [ -z "$quick" ]; then
+  cases+=("mg_a_64|nas -q mg --class A -n 64" "cg_a_64|nas -q cg --class A -n 64" "ft_a_64|nas -q ft --class A -n 64")
+  cases+=("mg_a_64_hopper|nas -q mg --class A -n 64 -c $src/configs/hopper.toml")
+fi
+
+compared=0
+for c in "${cases[@]}"; do
+  name=${c%%|*}
+  read -r -a argv <<<"${c#*|}"
+  "$mgen" "${argv[0]}" --report "$work/$name-1.json" "${argv[@]:1}" >"$work/$name-1.out" 2>&1 ||
+    { fail "$name, serial: $(tail -3 "$work/$name-1.out")"; continue; }
+  for t in 2 3 4; do
+    if ! "$mgen" "${argv[0]}" --threads $t --report "$work/$name-$t.json" "${argv[@]:1}" >"$work/$name-$t.out" 2>&1; then
+      # Fewer loaded routers than partitions (2 ranks on 2 routers): refused with the reason.
+      grep -q "router(s) carry the load" "$work/$name-$t.out" && continue
+      fail "$name, $t threads: $(tail -3 "$work/$name-$t.out")"
+      continue
+    fi
+    diffs=$(same "$work/$name-1.json" "$work/$name-$t.json") || fail "$name: $t threads differ from one: $diffs"
+    compared=$((compared + 1))
+  done
+  echo "ok: $name"
+done
+for t in 2 4; do
+  grep -q "verify: ok" "$work/cannon_verify-$t.out" || fail "cannon on $t threads: $(tail -3 "$work/cannon_verify-$t.out")"
+done
+echo "$compared partitioned runs compared with their serial runs"
+[ "$compared" -ge 20 ] || fail "only $compared comparisons"
+
+# A deadlock between ranks of two partitions: the serial run's report, word for word.
+expect 3 "deadlock: 2 of 2 ranks are blocked" -- "$mgen" run -n 2 --threads 2 "$build/tests/tools/deadlock.so"
+[ "$("$mgen" run -n 2 --threads 2 "$build/tests/tools/deadlock.so" 2>&1)" == "$("$mgen" run -n 2 "$build/tests/tools/deadlock.so" 2>&1)" ] ||
+  fail "the partitioned deadlock report differs from the serial one"
+expect 3 "rank 0: MGEN_Send: MGEN_ERR_RANK" -- "$mgen" run -n 4 --threads 2 "$build/tests/tools/bad_peer.so"
+# What cannot be partitioned says so.
+expect 2 "the analytic backend cannot be partitioned" -- "$mgen" nas ep -n 4 --threads 2 --set network.backend=analytic
+expect 2 "measures a serial run" -- "$mgen" nas ep -n 4 --threads 2 --partition-model
+expect 2 "1 router\(s\) carry the load" -- "$mgen" nas ep -n 4 --ppn 4 --threads 2
+expect 2 "--threads: .*1024" -- "$mgen" nas ep -n 4 --threads 2000
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
