@@ -53,6 +53,7 @@ void World::resume_batch() {
     }
     if (fibers_->finished(id)) {
       r.state = Exec::State::kFinished;
+      ranks_finished_ += id < ranks_.size();
       r.finished_at = r.clock;
     } else {
       r.state = Exec::State::kBlocked;

@@ -162,6 +162,7 @@ class World : public net::MessageSink {
   // one group table, shared by every partition's world. Before prepare().
   void join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups);
   bool partitioned() const { return plan_ != nullptr; }
+  uint32_t ranks_finished() const { return ranks_finished_; }
   // Whether this world runs rank `r` (always, unpartitioned).
   bool mine(RankId r) const {
     return plan_ == nullptr || plan_->router_part[network_.topology().endpoint_router(ranks_[r].endpoint)] == part_;
@@ -413,6 +414,7 @@ class World : public net::MessageSink {
   Progress progress_;
   uint64_t countdown_ = uint64_t{1} << 16;
   Time last_event_;  // when the last event ran
+  uint32_t ranks_finished_ = 0;
   void spawn_fibers();
   // Last, so destroyed first: the layers above go before the state they were built on.
   std::vector<std::pair<const void*, std::unique_ptr<Extension>>> extensions_;

@@ -11,6 +11,9 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
 #endif
 #include <algorithm>
 #include <atomic>
@@ -387,6 +390,34 @@ std::pair<const void*, size_t> thread_stack() {
 }  // namespace
 #endif
 
+// ThreadSanitizer follows fibers only when told: each fiber gets a TSan context of its own
+// (created with its first stack, kept until the runtime goes) and every switch names the
+// context that comes next (announce()). Fibers of one runtime run one at a time on its thread;
+// the switch orders them as that thread's code would be ordered.
+#if defined(__SANITIZE_THREAD__)
+namespace {
+void* tsan_current() {
+  return __tsan_get_current_fiber();
+}
+void* tsan_create() {
+  return __tsan_create_fiber(0);
+}
+void tsan_destroy(void* f) {
+  __tsan_destroy_fiber(f);
+}
+void tsan_switch(void* f) {
+  __tsan_switch_to_fiber(f, 0);
+}
+}  // namespace
+#else
+namespace {
+void* tsan_current() {
+  return nullptr;
+}
+void tsan_destroy(void*) {}
+}  // namespace
+#endif
+
 void forget_unwound_frames() {
 #if defined(__SANITIZE_ADDRESS__)
   if (g_runtime == nullptr) return;
@@ -412,6 +443,7 @@ FiberRuntime::FiberRuntime(size_t count, size_t stack_bytes)
       finished_(count, 0) {
   outer_ = g_runtime;
   g_runtime = this;
+  tsan_engine_ = tsan_current();
   ready_.reserve(count);
   install_handlers();
 }
@@ -427,6 +459,9 @@ char* FiberRuntime::bottom_of(const void* address) const {
 // A fiber that never returned (its owner failed to unwind it) is simply never resumed: an
 // fcontext owns nothing, and its stack goes with the pool.
 FiberRuntime::~FiberRuntime() {
+  for (void* f : tsan_fibers_) {
+    if (f != nullptr) tsan_destroy(f);
+  }
   if (g_runtime == this) g_runtime = outer_;
   uninstall_handlers();
 }
@@ -458,6 +493,15 @@ uint32_t FiberRuntime::next() {
 }
 
 void FiberRuntime::announce(uint32_t to, void** fake_stack_save) {
+#if defined(__SANITIZE_THREAD__)
+  if (to == kEngine) {
+    tsan_switch(tsan_engine_);
+  } else {
+    if (to >= tsan_fibers_.size()) tsan_fibers_.resize(to + 1, nullptr);
+    if (tsan_fibers_[to] == nullptr) tsan_fibers_[to] = tsan_create();
+    tsan_switch(tsan_fibers_[to]);
+  }
+#endif
   if (to == kEngine) {
     asan_start_switch(fake_stack_save, engine_stack_.first, engine_stack_.second);
   } else {

@@ -182,6 +182,10 @@ class FiberRuntime {
   uint32_t handovers_ = 0;
   Context abandoned_ = nullptr;    // where the jump out of a fault handler leaves its context
   FiberRuntime* outer_ = nullptr;  // the runtime this thread had before this one (nested runs)
+  // ThreadSanitizer's contexts (TSan builds only): per fiber, created at its first switch, and
+  // the engine's (the thread's own).
+  std::vector<void*> tsan_fibers_;
+  void* tsan_engine_ = nullptr;
 };
 
 }  // namespace mgen::runtime

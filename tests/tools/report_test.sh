@@ -42,6 +42,7 @@ mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
 "$mgen" nas mg --class S -n 16 -q --partitions 2,4 --report "$work/nas_pm.json"
 "$mgen" traffic uniform --load 0.1 --measure 2us --partitions 2 --report "$work/traffic_pm.json" >/dev/null
 "$mgen" traffic uniform --load 0.1 --measure 2us --threads 2 --report "$work/traffic_threads.json" >/dev/null
+"$mgen" nas is --class S -n 4 -q --threads 2 --report "$work/nas_threads.json"
 
 "$py" - "$work" "$src/docs/report-schema.json" <<'PY'
 import csv, json, sys
@@ -106,7 +107,14 @@ if not tt or tt["partitions"] != 2 or tt["processes"] != 1 or tt["windows"] < 1:
     bad(f"traffic_threads.json: partitioned {tt}")
 if "partitioned" in reports["traffic"]["points"][0]:
     bad("traffic.json: a serial run has a partitioned object")
-ok(since, "a partitioned traffic run's object, and only there")
+nt = reports["nas_threads"].get("partitioned")
+if not nt or nt["partitions"] != 2 or nt["processes"] != 1 or nt["windows"] < 1:
+    bad(f"nas_threads.json: partitioned {nt}")
+if "partitioned" in reports["nas"]:
+    bad("nas.json: a serial run has a partitioned object")
+if reports["nas_threads"]["predicted_ps"] != reports["nas"]["predicted_ps"]:
+    bad("nas_threads.json: another prediction than the serial run's")
+ok(since, "a partitioned traffic run's and job's object, and only there")
 
 # The schema can fail: a job report without its per-function table, or with an unknown
 # format version, is refused.
