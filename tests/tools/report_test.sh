@@ -63,7 +63,7 @@ def ok(since, msg):  # an "ok" line only when no check failed since `since`
         print("ok:", msg)
 
 reports = {}
-for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm", "traffic_threads"]:
+for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm", "traffic_threads", "nas_threads"]:
     r = json.load(open(f"{work}/{name}.json"))
     reports[name] = r
     errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
