@@ -11,9 +11,9 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
+#endif
 #if defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>
-#endif
 #endif
 #include <algorithm>
 #include <atomic>
