@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <stdexcept>
+#include <type_traits>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -219,6 +222,19 @@ Result simulate(const Kernel& k, const Problem& p, const mpi::MachineSetup& mach
     timed[static_cast<size_t>(r.rank())] = r.timed();
   };
   out.report = mpi::run_job(machine, job, main, {k.name()}, progress);
+  if (job.transport) {
+    // A job over the processes of an mpiexec: each rank's figures are in the process that ran
+    // it, zero in the others; summed word for word, every process gets them all.
+    static_assert(std::is_trivially_copyable_v<Tally> && sizeof(Tally) % sizeof(uint64_t) == 0);
+    constexpr size_t kWords = sizeof(Tally) / sizeof(uint64_t);
+    std::vector<uint64_t> words(timed.size() * (1 + kWords));
+    std::memcpy(words.data(), timed.data(), timed.size() * sizeof(double));
+    std::memcpy(words.data() + timed.size(), out.tallies.data(), out.tallies.size() * sizeof(Tally));
+    job.transport->sum(words);
+    std::memcpy(timed.data(), words.data(), timed.size() * sizeof(double));
+    std::memcpy(static_cast<void*>(out.tallies.data()), words.data() + timed.size(),
+                out.tallies.size() * sizeof(Tally));
+  }
   out.time_s = *std::max_element(timed.begin(), timed.end());
   out.timed_s = timed;
   // NPB's operation count covers its N timed iterations; a shorter run did K of them. (Pro rata:

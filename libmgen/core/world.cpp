@@ -161,7 +161,7 @@ RunOutcome World::run(const RankMain& main, int argc, char** argv, const Progres
   return finish();
 }
 
-void World::join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups) {
+void World::join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups, bool distributed) {
   if (!job_.partition_model.empty()) {
     throw std::invalid_argument("the partition model measures a serial run: run it without --threads");
   }
@@ -169,6 +169,7 @@ void World::join_partition(const net::PartitionPlan& plan, uint32_t part, GroupT
   plan_ = &plan;
   part_ = part;
   groups_ = &groups;
+  distributed_ = distributed;
 }
 
 void World::prepare(const RankMain& main, int argc, char** argv, const Progress& progress) {

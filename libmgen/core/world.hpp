@@ -160,8 +160,10 @@ class World : public net::MessageSink {
   // `part`'s routers (with their NICs and intra-node copies); messages to the others' ranks
   // cross at the windows' ends, described by pack_message/take_message. `groups` is the run's
   // one group table, shared by every partition's world. Before prepare().
-  void join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups);
+  // `distributed`: other partitions run in other processes (nothing but messages reaches them).
+  void join_partition(const net::PartitionPlan& plan, uint32_t part, GroupTable& groups, bool distributed = false);
   bool partitioned() const { return plan_ != nullptr; }
+  bool distributed() const { return distributed_; }
   uint32_t ranks_finished() const { return ranks_finished_; }
   // Whether this world runs rank `r` (always, unpartitioned).
   bool mine(RankId r) const {
@@ -408,6 +410,7 @@ class World : public net::MessageSink {
   SharedBuffers shared_;
   const net::PartitionPlan* plan_ = nullptr;  // join_partition
   uint32_t part_ = 0;
+  bool distributed_ = false;
   // prepare()'s arguments, for the fibers.
   const RankMain* main_ = nullptr;
   std::vector<std::string> args_;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "colls/colls.hpp"
@@ -114,11 +116,209 @@ RunReport report(const std::vector<World*>& worlds, const RunOutcome& out, const
 // after that window.
 struct PartitionStopped {};
 
+// Bytes between the processes of a launch: plain values and strings, in order.
+struct Writer {
+  std::string out;
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void put(const std::string& v) {
+    put(static_cast<uint64_t>(v.size()));
+    out.append(v);
+  }
+};
+struct Reader {
+  std::string_view in;
+  template <class T>
+  T get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v;
+    if (in.size() < sizeof v) throw std::logic_error("partitioned run: a truncated record from another process");
+    std::memcpy(static_cast<void*>(&v), in.data(), sizeof v);
+    in.remove_prefix(sizeof v);
+    return v;
+  }
+  std::string text() {
+    const auto n = get<uint64_t>();
+    if (in.size() < n) throw std::logic_error("partitioned run: a truncated record from another process");
+    std::string v(in.substr(0, n));
+    in.remove_prefix(n);
+    return v;
+  }
+};
+
+// What every process needs of the others to write the run's report: the ranks it ran, the
+// errors of its stopped partitions (`failures`: status, signal, message) and its deadlocks, and
+// the counts summed or maximised over processes. On return `r` and `out` are the whole run's
+// and `deadlocks` every process's; returns whether a partition anywhere stopped with an error
+// (then `out` says which error).
+bool merge_processes(net::PartitionTransport& transport, const std::vector<World*>& worlds,
+                     const std::vector<RunOutcome>& failures, std::vector<World::Deadlock>& deadlocks, RunOutcome& out,
+                     RunReport& r) {
+  // Sums: the report's counters and every link's statistics.
+  std::vector<uint64_t> sums = {r.events,
+                                r.messages,
+                                r.intra_node_messages,
+                                r.bytes,
+                                r.network.messages_injected,
+                                r.network.messages_delivered,
+                                r.network.packets,
+                                r.network.packet_hops,
+                                r.network.payload_bytes,
+                                static_cast<uint64_t>(r.network.latency_sum.count_ps()),
+                                r.network.solves,
+                                r.network.flows_resolved};
+  const size_t fixed = sums.size();
+  for (const net::LinkInfo& l : r.links) {
+    sums.push_back(l.stats.bytes);
+    sums.push_back(l.stats.packets);
+    sums.push_back(static_cast<uint64_t>(l.stats.busy.count_ps()));
+  }
+  transport.sum(sums);
+  r.events = sums[0];
+  r.messages = sums[1];
+  r.intra_node_messages = sums[2];
+  r.bytes = sums[3];
+  r.network.messages_injected = sums[4];
+  r.network.messages_delivered = sums[5];
+  r.network.packets = sums[6];
+  r.network.packet_hops = sums[7];
+  r.network.payload_bytes = sums[8];
+  r.network.latency_sum = Time::ps(static_cast<int64_t>(sums[9]));
+  r.network.solves = sums[10];
+  r.network.flows_resolved = sums[11];
+  for (size_t i = 0; i < r.links.size(); ++i) {
+    r.links[i].stats.bytes = sums[fixed + 3 * i];
+    r.links[i].stats.packets = sums[fixed + 3 * i + 1];
+    r.links[i].stats.busy = Time::ps(static_cast<int64_t>(sums[fixed + 3 * i + 2]));
+  }
+  // Maxima, as the least of their negatives.
+  auto most = [&](Time t) { return Time::ps(-transport.min(-t.count_ps())); };
+  out.predicted = most(out.predicted);
+  out.drained = most(out.drained);
+  r.network.latency_max = most(r.network.latency_max);
+  r.network.last_arrival = most(r.network.last_arrival);
+
+  // Records: the ranks this process ran, its stopped partitions' errors, its deadlocks.
+  auto here = [&](RankId k) {
+    return std::any_of(worlds.begin(), worlds.end(), [&](const World* x) { return x->mine(k); });
+  };
+  Writer w;
+  w.put(static_cast<uint64_t>(
+      std::count_if(r.ranks.begin(), r.ranks.end(), [&](const RankReport& k) { return here(k.rank); })));
+  for (const RankReport& k : r.ranks) {
+    if (!here(k.rank)) continue;
+    w.put(k.rank);
+    w.put(k.node);
+    w.put(k.finish);
+    w.put(k.compute);
+    w.put(k.overhead);
+    w.put(k.wait);
+    w.put(k.messages);
+    w.put(k.bytes);
+    w.put(k.calls);
+    w.put(static_cast<uint64_t>(k.functions.size()));
+    for (const FunctionReport& f : k.functions) {
+      w.put(f.name);
+      w.put(f.calls);
+      w.put(f.bytes);
+      w.put(f.time);
+    }
+  }
+  w.put(static_cast<uint64_t>(failures.size()));
+  for (const RunOutcome& f : failures) {
+    w.put(f.status);
+    w.put(f.signal);
+    w.put(f.error);
+  }
+  w.put(static_cast<uint64_t>(deadlocks.size()));
+  for (const World::Deadlock& d : deadlocks) {
+    w.put(static_cast<uint64_t>(d.ranks));
+    w.put(d.at);
+    w.put(d.notes);
+    w.put(d.stuck);
+    w.put(static_cast<uint64_t>(d.lines.size()));
+    for (const std::string& line : d.lines)
+      w.put(line);
+  }
+  Writer framed;
+  framed.put(w.out);
+  const std::string all = transport.gather(framed.out);
+
+  // Every process's records, in process order.
+  Reader in{all};
+  std::vector<RankReport> every(r.ranks.size());
+  std::vector<World::Deadlock> all_deadlocks;
+  bool failed = false;
+  while (!in.in.empty()) {
+    const std::string blob = in.text();
+    Reader b{blob};
+    for (auto n = b.get<uint64_t>(); n > 0; --n) {
+      RankReport k;
+      k.rank = b.get<uint32_t>();
+      k.node = b.get<uint32_t>();
+      k.finish = b.get<Time>();
+      k.compute = b.get<Time>();
+      k.overhead = b.get<Time>();
+      k.wait = b.get<Time>();
+      k.messages = b.get<uint64_t>();
+      k.bytes = b.get<uint64_t>();
+      k.calls = b.get<uint64_t>();
+      for (auto f = b.get<uint64_t>(); f > 0; --f) {
+        FunctionReport fr;
+        fr.name = b.text();
+        fr.calls = b.get<uint64_t>();
+        fr.bytes = b.get<uint64_t>();
+        fr.time = b.get<Time>();
+        k.functions.push_back(std::move(fr));
+      }
+      every.at(k.rank) = std::move(k);
+    }
+    for (auto n = b.get<uint64_t>(); n > 0; --n) {
+      const auto status = b.get<RunStatus>();
+      const int signal = b.get<int>();
+      std::string error = b.text();
+      if (!failed) {  // the first process's first stopped partition says why
+        failed = true;
+        out.ok = false;
+        out.status = status;
+        out.signal = signal;
+        out.error = std::move(error);
+      }
+    }
+    for (auto n = b.get<uint64_t>(); n > 0; --n) {
+      World::Deadlock d;
+      d.ranks = b.get<uint64_t>();
+      d.at = b.get<Time>();
+      d.notes = b.text();
+      d.stuck = b.text();
+      for (auto l = b.get<uint64_t>(); l > 0; --l)
+        d.lines.push_back(b.text());
+      all_deadlocks.push_back(std::move(d));
+    }
+  }
+  r.ranks = std::move(every);
+  deadlocks = std::move(all_deadlocks);
+  return failed;
+}
+
 RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, const RankMain& main, int argc,
                           char** argv, const Progress& progress) {
-  const uint32_t parts = job.threads;
-  std::vector<std::unique_ptr<World>> worlds;
-  for (uint32_t i = 0; i < parts; ++i) {
+  net::PartitionTransport* const transport = job.transport;
+  net::PartitionLayout layout;
+  layout.local = job.threads;
+  layout.transport = transport;
+  layout.parts = layout.local * (transport ? transport->size() : 1);
+  const uint32_t local = layout.local, parts = layout.parts, first = layout.first();
+  if (transport && (job.timeline || job.message_log || job.call_log)) {
+    throw std::invalid_argument(
+        "a job over the processes of an mpiexec cannot write timelines, Paraver or OTF2 traces yet: run it in one "
+        "process (--threads T on its own)");
+  }
+  std::vector<std::unique_ptr<World>> worlds;  // this process's partitions: first, first + 1, ...
+  for (uint32_t i = 0; i < local; ++i) {
     worlds.push_back(std::make_unique<World>(machine.network, machine.mpi, machine.node, job));
     worlds.back()->set_collectives(machine.collectives);
   }
@@ -134,33 +334,35 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
     ++weight[t.endpoint_router(w0.rank(i).endpoint)];
   const net::PartitionPlan plan = net::cut_routers(t, parts, weight);
   GroupTable groups;
-  for (uint32_t i = 0; i < parts; ++i)
-    worlds[i]->join_partition(plan, i, groups);
-  for (uint32_t i = 0; i < parts; ++i)
+  for (uint32_t i = 0; i < local; ++i)
+    worlds[i]->join_partition(plan, first + i, groups, transport != nullptr);
+  for (uint32_t i = 0; i < local; ++i)
     worlds[i]->prepare(main, argc, argv);
   // Progress: each partition posts its figures after its windows; the first thread adds them up
-  // between windows, about every 65,536 events as a serial run does.
+  // between windows, about every 65,536 events as a serial run does (this process's partitions).
   struct Posted {
     std::atomic<uint64_t> events{0};
     std::atomic<int64_t> now{0};
     std::atomic<uint32_t> finished{0};
   };
-  std::vector<Posted> posted(parts);
+  std::vector<Posted> posted(local);
   uint64_t reported = 0;
 
-  std::vector<RunOutcome> outcomes(parts);
-  std::vector<char> stopped(parts, 0);
+  std::vector<RunOutcome> outcomes(local);
+  std::vector<char> stopped(local, 0);
+  std::vector<World::Deadlock> deadlocks(local);
   net::PartitionHooks hooks;
-  hooks.next_time = [&](uint32_t i) { return worlds[i]->engine().next_time(); };
+  hooks.next_time = [&](uint32_t i) { return worlds[i - first]->engine().next_time(); };
   hooks.run = [&](uint32_t i, Time until) {
-    World& w = *worlds[i];
+    World& w = *worlds[i - first];
     w.network().set_window_end(until == Time::max() ? Time::max() : until + Time::ps(1));
     const bool going = w.run_until(until);
-    posted[i].events.store(w.engine().events_processed(), std::memory_order_relaxed);
-    posted[i].now.store(simcore::min(until, w.engine().now()).count_ps(), std::memory_order_relaxed);
-    posted[i].finished.store(w.ranks_finished(), std::memory_order_relaxed);
+    Posted& p = posted[i - first];
+    p.events.store(w.engine().events_processed(), std::memory_order_relaxed);
+    p.now.store(simcore::min(until, w.engine().now()).count_ps(), std::memory_order_relaxed);
+    p.finished.store(w.ranks_finished(), std::memory_order_relaxed);
     if (!going) {
-      stopped[i] = 1;
+      stopped[i - first] = 1;
       throw PartitionStopped{};
     }
   };
@@ -178,21 +380,25 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
     info.simulated_s = Time::ps(least).seconds();
     progress(info);
   };
-  hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) { return worlds[i]->network().pack_crossings(j, out); };
-  hooks.take = [&](uint32_t i, std::string_view bytes, Time end) { worlds[i]->network().take_crossings(bytes, end); };
-  std::vector<World::Deadlock> deadlocks(parts);
-  hooks.done = [&](uint32_t i) {
-    deadlocks[i] = worlds[i]->deadlock();  // read before finish() unwinds the ranks
-    outcomes[i] = worlds[i]->finish();
+  hooks.pack = [&](uint32_t i, uint32_t j, std::string& out) {
+    return worlds[i - first]->network().pack_crossings(j, out);
   };
-  net::PartitionLayout layout;
-  layout.parts = parts;
-  layout.local = parts;
+  hooks.take = [&](uint32_t i, std::string_view bytes, Time end) {
+    worlds[i - first]->network().take_crossings(bytes, end);
+  };
+  hooks.done = [&](uint32_t i) {
+    deadlocks[i - first] = worlds[i - first]->deadlock();  // read before finish() unwinds the ranks
+    outcomes[i - first] = worlds[i - first]->finish();
+  };
   net::WindowStats windows;
   try {
     windows = net::run_windows(layout, plan.lookahead, Time::max(), hooks);
   } catch (const PartitionStopped&) {
     // Reported below, from the partition that stopped.
+  } catch (const std::runtime_error& e) {
+    // A partition of another process stopped (reported below, from there); anything else is
+    // this process's own failure.
+    if (!transport || std::string_view(e.what()) != "a partition of another process failed") throw;
   }
 
   RunOutcome out;
@@ -200,26 +406,53 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
     out.predicted = simcore::max(out.predicted, o.predicted);
     out.drained = simcore::max(out.drained, o.drained);
   }
-  // The first partition that stopped with an error says why; else every partition that ended
-  // with ranks blocked (a deadlock) says which of its ranks wait for what.
-  for (uint32_t i = 0; i < parts && out.ok; ++i) {
-    if (stopped[i]) {
-      out.ok = false;
-      out.error = outcomes[i].error;
-      out.status = outcomes[i].status;
-      out.signal = outcomes[i].signal;
-    }
-  }
-  if (out.ok && std::any_of(outcomes.begin(), outcomes.end(), [](const RunOutcome& o) { return !o.ok; })) {
-    out.ok = false;
-    out.status = RunStatus::kFailed;
-    out.error = World::deadlock_report(deadlocks, w0.size());
-  }
   std::vector<World*> all;
   for (auto& w : worlds)
     all.push_back(w.get());
   RunReport r = report(all, out, job);
+  if (transport) {
+    // Each process brings the errors of its partitions that stopped, and the deadlocks of
+    // those that ended with ranks blocked.
+    std::vector<RunOutcome> failures;
+    std::vector<World::Deadlock> blocked;
+    for (uint32_t i = 0; i < local; ++i) {
+      if (stopped[i]) {
+        failures.push_back(outcomes[i]);
+      } else if (!outcomes[i].ok) {
+        blocked.push_back(deadlocks[i]);
+      }
+    }
+    const bool failed = merge_processes(*transport, all, failures, blocked, out, r);
+    if (!failed && !blocked.empty()) {
+      out.ok = false;
+      out.status = RunStatus::kFailed;
+      out.error = World::deadlock_report(blocked, w0.size());
+    }
+  } else {
+    // The first partition that stopped with an error says why; else every partition that ended
+    // with ranks blocked (a deadlock) says which of its ranks wait for what.
+    for (uint32_t i = 0; i < parts && out.ok; ++i) {
+      if (stopped[i]) {
+        out.ok = false;
+        out.error = outcomes[i].error;
+        out.status = outcomes[i].status;
+        out.signal = outcomes[i].signal;
+      }
+    }
+    if (out.ok && std::any_of(outcomes.begin(), outcomes.end(), [](const RunOutcome& o) { return !o.ok; })) {
+      out.ok = false;
+      out.status = RunStatus::kFailed;
+      out.error = World::deadlock_report(deadlocks, w0.size());
+    }
+  }
+  r.ok = out.ok;
+  r.status = out.status;
+  r.signal = out.signal;
+  r.error = out.error;
+  r.predicted = out.predicted;
+  r.drained = out.drained;
   r.partitions = parts;
+  r.processes = transport ? transport->size() : 1;  // (r.partitions: all processes')
   r.windows = windows.windows;
   r.sync_wall_s = windows.sync_wall_s;
   return r;
@@ -237,7 +470,7 @@ RunReport run_job(const MachineSetup& machine, const JobConfig& job, const RankM
     argv.push_back(s.data());
   argv.push_back(nullptr);
   const int argc = static_cast<int>(argv_strings.size());
-  if (job.threads > 1) {
+  if (job.threads > 1 || job.transport) {
     RunReport r = run_partitioned(machine, job, main, argc, argv.data(), progress);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;

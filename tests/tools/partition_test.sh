@@ -4,7 +4,8 @@
 # figures), the report over 2 and 3 threads, over the 2 processes of an mpiexec launch, and
 # over 2 processes of 2 threads each; on a torus with dimension-order routing, with router steps
 # and FMA responses (long links), and on a fat tree with random up-ports. A launch whose
-# network cannot be cut fails with the reason and no hang. Job commands under mpiexec are refused.
+# network cannot be cut fails with the reason and no hang. validate and whatif under mpiexec are
+# refused.
 # Usage: partition_test.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
 build=$1
@@ -68,14 +69,11 @@ if command -v mpiexec >/dev/null; then
   # 600 partitions of 512 routers: every process refuses, and the launch ends with status 2.
   expect 2 "cannot cut the network into 600 partitions" -- timeout 120 mpiexec -n 2 "$mgen" traffic uniform \
     --measure 1us --threads 300
-  # A job is simulated in one process: under an mpiexec of two each would run it again. Refused,
-  # said once, status 2 (nothing simulated: the first line of the message, no summary).
-  for cmd in "nas mg --class S -n 16" "run -n 2 $build/examples/pingpong.so"; do
-    read -r -a args <<<"$cmd"
-    expect 2 "a job is simulated in one process" -- timeout 120 mpiexec -n 2 "$mgen" "${args[@]}"
-    out=$(timeout 120 mpiexec -n 2 "$mgen" "${args[@]}" 2>&1)
-    [ "$(grep -c "a job is simulated in one process" <<<"$out")" -eq 1 ] || fail "$cmd: said $(grep -c . <<<"$out") times"
-  done
+  # validate and whatif run their jobs whole: under an mpiexec of two each process would run them
+  # again. Refused, said once, status 2. (Jobs over processes: partition_jobs_test.sh.)
+  expect 2 "runs its jobs in one process" -- timeout 120 mpiexec -n 2 "$mgen" whatif
+  out=$(timeout 120 mpiexec -n 2 "$mgen" whatif 2>&1)
+  [ "$(grep -c "runs its jobs in one process" <<<"$out")" -eq 1 ] || fail "whatif under mpiexec: said it $(grep -c "runs its" <<<"$out") times"
 fi
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

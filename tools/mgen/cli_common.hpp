@@ -65,6 +65,8 @@ struct JobOptions {
   bool quiet = false;
   // -n is an option of `run` only (replay takes the rank count from the traces).
   void attach(CLI::App& app, bool with_ranks);
+  // Under an mpiexec, every process but the first writes no file (the first writes them all).
+  void first_process_writes();
 };
 mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m);
 // --partitions' list ("" gives 2, 4, ..., 1024); refuses anything but counts from 2.

@@ -245,9 +245,11 @@ Runner add_nas(CLI::App& app) {
                   "(fast class D/E predictions)")
       ->check(check::whole(1, std::numeric_limits<int>::max()));
   return [o] {
-    refuse_launch("nas");
     if (o->sweep.empty() && o->job.ranks == 0) throw std::invalid_argument("mgen nas needs -n N (or --sweep-ranks)");
-    return run_nas(*o);
+    return run_launched("nas", [&] {
+      o->job.first_process_writes();
+      return run_nas(*o);
+    });
   };
 }
 

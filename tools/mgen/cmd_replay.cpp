@@ -137,8 +137,10 @@ Runner add_replay(CLI::App& app) {
   sub->add_flag("--time-shift", o->time_shift, "--schedule shifted, and compare recorded and simulated durations");
   sub->add_option("--durations", o->durations, "write every call's recorded and simulated duration to FILE (CSV)");
   return [o] {
-    refuse_launch("replay");
-    return replay(*o);
+    return run_launched("replay", [&] {
+      o->job.first_process_writes();
+      return replay(*o);
+    });
   };
 }
 

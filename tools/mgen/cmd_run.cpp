@@ -277,6 +277,14 @@ void JobOptions::attach(CLI::App& sub, bool with_ranks) {
   sub.add_flag("-q,--quiet", quiet, "no summary and no progress line");
 }
 
+void JobOptions::first_process_writes() {
+  const Mpich* launch = current_launch();
+  if (launch == nullptr || launch->rank() == 0) return;
+  report.clear();
+  links_csv.clear();
+  plot.clear();
+}
+
 void attach_partition_options(CLI::App& sub, bool& model, std::string& counts) {
   sub.add_flag("--partition-model", model,
                "after the run, what a packet network partitioned over cores would gain: windows, events per window, "
@@ -342,11 +350,15 @@ mpi::JobConfig make_job(const JobOptions& o, const config::MachineConfig& m) {
   job.call_log = !o.otf2.empty();
   if (o.partition_model || !o.partitions.empty()) job.partition_model = partition_counts(o.partitions);
   job.threads = o.threads;
-  if (job.threads > 1) {
+  job.transport = current_launch();  // under mpiexec: partitions over its processes too
+  if (job.threads > 1 || job.transport) {
     if (!job.partition_model.empty()) {
-      throw std::invalid_argument("--partition-model measures a serial run: leave out --threads");
+      throw std::invalid_argument("--partition-model measures a serial run: leave out --threads (and mpiexec)");
     }
-    check_partitions_memory(m, job.threads, o.machine.force);
+    // This process's partitions, times the launch's processes on this computer.
+    const uint32_t here =
+        job.threads * static_cast<uint32_t>(job.transport ? std::max(1, env_int("MPI_LOCALNRANKS", 1)) : 1);
+    check_partitions_memory(m, here, o.machine.force);
   }
   set_memory_limit(job);
   if (o.placement == "block") {
@@ -518,8 +530,10 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
   if (r.partitions > 1) {
-    fmt::print("partitioned      {} partitions on {} threads: {} windows, partition 0 waited {:.2f} s for the others\n",
-               r.partitions, r.partitions, r.windows, r.sync_wall_s);
+    fmt::print(
+        "partitioned      {} partitions on {} thread(s) x {} process(es): {} windows, partition 0 waited {:.2f} s for "
+        "the others\n",
+        r.partitions, r.partitions / r.processes, r.processes, r.windows, r.sync_wall_s);
   }
   if (!r.partition_model.empty()) {
     fmt::print("{}", net::PartitionModel::table(r.partition_model, r.events, r.partition_network_events, r.wall_s,
@@ -690,8 +704,10 @@ Runner add_run(CLI::App& app) {
                 "MPI programs: do not charge measured CPU time between MPI calls (only MPI_Comp counts)");
   sub->prefix_command();  // PROGRAM and everything after it belong to the program
   return [o, sub] {
-    refuse_launch("run");
-    return run(*o, sub->remaining());
+    return run_launched("run", [&] {
+      o->job.first_process_writes();
+      return run(*o, sub->remaining());
+    });
   };
 }
 

@@ -2,10 +2,15 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string>
+
+#include "mgen/config/machine.hpp"
 
 namespace mgen::cli {
 
@@ -44,11 +49,45 @@ void refuse_launch(const char* command) {
   const int size = launch_size(command);
   if (size <= 1) return;
   if (env_int("PMI_RANK", 0) != 0) std::exit(2);
-  throw std::invalid_argument(fmt::format(
-      "{}: started by mpiexec with {} processes, but a job is simulated in one process (each would run the whole "
-      "job again); run it without mpiexec. Over processes: `mpiexec -n {} mgen sweep ... -- {} ...` shares a "
-      "sweep's configurations, `mpiexec -n {} mgen traffic ...` cuts the network",
-      command, size, size, command, size));
+  throw std::invalid_argument(
+      fmt::format("{}: started by mpiexec with {} processes, but it runs its jobs in one process (each would run "
+                  "them all again); run it without mpiexec. Over an mpiexec's processes: mgen run, nas and replay "
+                  "cut a job, mgen traffic cuts the network, mgen sweep shares its configurations",
+                  command, size));
+}
+
+namespace {
+Mpich* g_launch = nullptr;
+}  // namespace
+
+Mpich* current_launch() {
+  return g_launch;
+}
+
+int run_launched(const char* command, const std::function<int()>& body) {
+  if (launch_size(command) <= 1) return body();
+  Mpich mpi(command);
+  // The first process speaks for the launch; the others' output would repeat it.
+  const int err = dup(STDERR_FILENO);
+  if (mpi.rank() != 0 && (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr))) {
+    mpi.abort(1);
+  }
+  g_launch = &mpi;
+  try {
+    const int status = body();
+    g_launch = nullptr;
+    return status;
+  } catch (const std::exception& e) {
+    // The others may be waiting for this one in a collective: end the launch. Bad input is
+    // every process's, and said by the first; anything else by the process it happened in.
+    const bool usage = dynamic_cast<const std::invalid_argument*>(&e) || dynamic_cast<const net::ConfigError*>(&e) ||
+                       dynamic_cast<const config::Error*>(&e);
+    const std::string line = fmt::format("mgen: error: {} (process {} of the launch)\n", e.what(), mpi.rank());
+    if ((!usage || mpi.rank() == 0) && err >= 0 && write(err, line.data(), line.size()) < 0) {
+      // Nothing left to tell it with.
+    }
+    mpi.abort(usage ? 2 : 1);
+  }
 }
 
 Mpich::Mpich(const char* command) : command_(command) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,22 @@ int env_int(const char* name, int fallback);
 // started by one. `command` names the caller in messages. Open MPI's mpiexec is refused.
 int launch_size(const char* command);
 
-// Commands that run one whole simulated job (run, nas, replay, validate, whatif) are not cut over
-// processes: started by an mpiexec of more than one process, each process would run the same job
-// again. Refused (std::invalid_argument, exit 2), saying what does spread over processes; only
-// the launch's first process says it, the others stop without a word.
+// Commands that run their jobs whole (validate, whatif) are not cut over processes: started by
+// an mpiexec of more than one process, each process would run the same jobs again. Refused
+// (std::invalid_argument, exit 2), saying what does spread over processes; only the launch's
+// first process says it, the others stop without a word.
 void refuse_launch(const char* command);
+
+class Mpich;
+
+// A job command (run, nas, replay) under an mpiexec of several processes: runs `body` with the
+// launch's MPICH open (current_launch()), the job's partitions spread over the processes. The
+// first process prints; the others' standard output and error are closed. An error in any
+// process ends the launch (MPI_Abort, status 2 for bad input, else 1) with its message. Without
+// a launch, just runs `body`.
+int run_launched(const char* command, const std::function<int()>& body);
+// The launch the running job command is part of, or null.
+Mpich* current_launch();
 
 class Mpich final : public net::PartitionTransport {
  public:

@@ -246,8 +246,10 @@ void write_json_report(const std::string& path, const std::string& program, cons
         partition_model_json(r.partition_model, r.events, r.partition_network_events, r.partition_model_s);
   }
   if (r.partitions > 1) {
-    report["partitioned"] = {
-        {"partitions", r.partitions}, {"processes", 1}, {"windows", r.windows}, {"sync_wall_s", r.sync_wall_s}};
+    report["partitioned"] = {{"partitions", r.partitions},
+                             {"processes", r.processes},
+                             {"windows", r.windows},
+                             {"sync_wall_s", r.sync_wall_s}};
   }
   if (r.network.solves > 0) {  // the flow backend's sharing work
     report["flow_solves"] = r.network.solves;

@@ -98,17 +98,40 @@ int MGEN_Comm_split(MGEN_Comm comm, int color, int key, MGEN_Comm* newcomm) {
   // Every member derives the same exchange key (same parent, same count of derivations).
   const uint64_t exchange = c.derive_context(0x5311);
   World& w = s.world();
-  w.groups().split_put(exchange, c.size(), c.rank, color == MGEN_UNDEFINED ? -1 : color, key);
+  const int own_color = color == MGEN_UNDEFINED ? -1 : color;
   // The (color, key) exchange costs what an allgather of 8 bytes per rank costs, by Bruck's
-  // algorithm (log2 p rounds; what a scalable MPI uses for such small data).
+  // algorithm (log2 p rounds; what a scalable MPI uses for such small data). The pairs meet in
+  // the run's group table, without per-rank tables (O(p) per rank would be O(p^2) in all),
+  // except where members run in other processes: there the allgather carries them.
   colls::Channel ch(w, s.rank(), c);
   colls::BlockArgs a;
   a.send_bytes = 8;
-  a.regular = true;  // no per-rank tables: O(p) per rank would be O(p^2) in all
+  a.regular = true;
   a.block = 8;
-  colls::allgather_bruck(ch, a);
+  std::shared_ptr<const Group> g;
+  if (w.distributed()) {
+    const int32_t mine[2] = {own_color, key};
+    std::vector<int32_t> all(2 * static_cast<size_t>(c.size()));
+    a.send = mine;
+    a.recv = all.data();
+    colls::allgather_bruck(ch, a);
+    if (own_color >= 0) {
+      std::vector<std::pair<int, int>> order;  // (key, old rank): MPI orders by key, ties by rank
+      for (int i = 0; i < c.size(); ++i) {
+        if (all[2 * static_cast<size_t>(i)] == own_color) order.emplace_back(all[2 * static_cast<size_t>(i) + 1], i);
+      }
+      std::sort(order.begin(), order.end());
+      std::vector<RankId> members;
+      for (const auto& [k, i] : order)
+        members.push_back(c.world(i));
+      g = w.groups().intern(std::move(members));
+    }
+  } else {
+    w.groups().split_put(exchange, c.size(), c.rank, own_color, key);
+    colls::allgather_bruck(ch, a);
+    g = w.groups().split_group(exchange, c, own_color);
+  }
   const uint64_t context = c.derive_context(static_cast<uint64_t>(color) + 1);
-  std::shared_ptr<const Group> g = w.groups().split_group(exchange, c, color == MGEN_UNDEFINED ? -1 : color);
   *newcomm = g ? add_comm(s.rank(), make_comm(s, context, std::move(g))) : MGEN_COMM_NULL;
   log_comm_made(s, c, *newcomm);
   return MGEN_SUCCESS;

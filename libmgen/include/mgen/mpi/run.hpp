@@ -9,6 +9,7 @@
 #include "mgen/mpi/config.hpp"
 #include "mgen/net/config.hpp"
 #include "mgen/net/network.hpp"
+#include "mgen/net/partition.hpp"
 #include "mgen/net/partition_model.hpp"
 
 namespace mgen::mpi {
@@ -46,6 +47,10 @@ struct JobConfig {
   // routers, cut into blocks of equal rank counts; packet backend only; the predictions are the
   // serial run's to the picosecond. 1: serial. Not with partition_model.
   uint32_t threads = 1;
+  // The other processes of an mpiexec launch, each running `threads` partitions of its own
+  // (null: this process runs every partition). Every process gets the same report. Not with
+  // timeline, message_log or call_log.
+  net::PartitionTransport* transport = nullptr;
 };
 
 struct MachineSetup {
@@ -175,6 +180,7 @@ struct RunReport {
   double partition_model_s = 0;  // the model's own wall time, part of wall_s
   // A partitioned run (JobConfig::threads): its partitions, and the windows they ran in.
   uint32_t partitions = 1;
+  uint32_t processes = 1;
   uint64_t windows = 0;
   double sync_wall_s = 0;  // the first partition's wall time waiting for the others
 };
