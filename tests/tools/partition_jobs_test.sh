@@ -56,6 +56,12 @@ while read -r name args; do
   args=${args//\{src\}/$src}
   cases+=("$name|$args")
 done <"$src/tests/golden/cases.txt"
+# The routings the golden jobs do not take: adaptive with oldest-first arbitration and hashed
+# dimension order on the torus, random up-ports on a fat tree, a mesh.
+cases+=("cg_adaptive|nas -q cg -n 16 --set router.routing=adaptive --set router.vcs=3 --set router.arbitration=age")
+cases+=("mg_hashed|nas -q mg -n 16 --set router.routing=hashed")
+cases+=("is_fattree_random|nas -q is -n 16 -c $src/configs/nsim-ace-ib-256.toml --set router.routing=random")
+cases+=("ft_mesh|nas -q ft -n 16 --set topology.kind=mesh --set topology.dims=[4,4,2]")
 # Real data in rendezvous messages between partitions (512 KiB blocks): C = A B on rank 0.
 cases+=("cannon_verify|run -q -n 16 $build/examples/cannon --n 512 --verify")
 if [ -z "$quick" ]; then
