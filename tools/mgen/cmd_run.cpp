@@ -633,12 +633,6 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   check_module(program);
   void* first = open_module(program, program);
   const bool mgen_program = dlsym(first, "MGEN_Main") != nullptr;
-  if (!mgen_program && job.threads > 1) {
-    throw std::invalid_argument(fmt::format(
-        "{} is a recompiled MPI program: its ranks cannot yet run on several threads (--threads); MGEN programs, "
-        "mgen nas and mgen replay can",
-        program.filename().string()));
-  }
   // A recompiled program was written for a process's stack (8 MiB by default on Linux).
   if (o.job.stack.empty() && !mgen_program) job.stack_bytes = kProgramStack;
   check_job(m, job, mgen_program ? fs::path() : program, o.job.machine.force);

@@ -51,6 +51,13 @@ MPI_Win create(int flavor, void* base, MPI_Aint size, int disp_unit, MPI_Comm c,
   auto w = std::make_shared<Win>();
   MGEN_Comm_dup(comm(c), &w->comm);
   World& world = scope().world();
+  if (world.partitioned()) {
+    // A window's members reach into each other's memory: they must share one world.
+    world.fail(
+        fmt::format("rank {}: MPI RMA windows are not supported in a partitioned run (--threads, mpiexec): "
+                    "run it in one partition",
+                    scope().rank().id));
+  }
   Registry& registry = world.extension<Registry>(&kRegistryKey);
   const Comm& dc = *scope().rank().comms[w->comm];
   w->rank = dc.rank;
