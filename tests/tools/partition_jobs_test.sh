@@ -117,8 +117,11 @@ for p in p2p colls comms nbc intercomm comm_groups p2p_cancel mprobe datatypes p
   echo "ok: $p on 2 and 4 threads${want:+, the hash MPICH printed}"
 done
 "$build/mgen-cc" -O1 -w -o "$work/onesided" "$progs/onesided.c"
-expect 3 "rank [0-9]+: MPI RMA windows are not supported in a partitioned run" -- "$mgen" run -n 8 --threads 2 \
-  --ignore-compute -q "$work/onesided"
+# (The program's own buffers, malloc'ed before the refused call, are never freed: not a leak of
+# mgen's, so LeakSanitizer builds do not look for leaks in this run.)
+expect 3 "rank [0-9]+: MPI RMA windows are not supported in a partitioned run" -- \
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$mgen" run -n 8 --threads 2 --ignore-compute -q \
+  "$work/onesided"
 
 # Over the processes of an mpiexec (MPICH), alone and with threads: the same reports. This host
 # has two cores and MPICH polls while it waits, so more than two busy threads in all take a
