@@ -362,6 +362,7 @@ World::Deadlock World::deadlock() const {
   for (const Rank& r : ranks_) {
     if (r.state == Exec::State::kFinished || !mine(r.rank)) continue;
     d.lines.push_back(describe(r));
+    d.of.push_back(r.rank);
   }
   d.ranks = d.lines.size();
   for (const auto& h : helpers_) {
@@ -383,19 +384,30 @@ World::Deadlock World::deadlock() const {
 }
 
 std::string World::deadlock_report(const std::vector<Deadlock>& parts, size_t ranks) {
-  size_t blocked = 0, listed = 0;
+  size_t blocked = 0;
   Time at;
   std::string notes, lines, stuck;
+  std::vector<std::pair<uint32_t, const std::string*>> ranks_blocked;  // in rank order, whichever part
+  std::vector<const std::string*> helpers;
   for (const Deadlock& d : parts) {
     blocked += d.ranks;
     at = simcore::max(at, d.at);
     notes += d.notes;
     stuck += d.stuck;
     for (size_t i = 0; i < d.lines.size(); ++i) {
-      // Ranks up to the limit; every blocked helper.
-      if (i >= d.ranks || ++listed <= kRanksListed) lines += "  " + d.lines[i] + "\n";
+      if (i < d.ranks) {
+        ranks_blocked.emplace_back(d.of[i], &d.lines[i]);
+      } else {
+        helpers.push_back(&d.lines[i]);
+      }
     }
   }
+  std::sort(ranks_blocked.begin(), ranks_blocked.end());
+  // Ranks up to the limit; every blocked helper.
+  for (size_t i = 0; i < ranks_blocked.size() && i < kRanksListed; ++i)
+    lines += "  " + *ranks_blocked[i].second + "\n";
+  for (const std::string* h : helpers)
+    lines += "  " + *h + "\n";
   if (blocked > kRanksListed) lines += fmt::format("  ... and {} more\n", blocked - kRanksListed);
   return notes +
          fmt::format("deadlock: {} of {} ranks are blocked and nothing else can happen (simulated time {:.3f} us):\n{}",

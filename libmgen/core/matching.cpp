@@ -193,6 +193,14 @@ bool World::iprobe(Exec& r, uint64_t context, int src_world, int tag, Status* st
 // answer is the state at the call's instant; the model charges no round trip to the receiver.
 bool World::cancel_send(RankId id, uint32_t q) {
   Request& req = ranks_[id].requests[q];
+  // Whether its receiver has matched it is another partition's to know.
+  if (!mine(req.peer)) {
+    error(
+        fmt::format("rank {}: MPI_Cancel of a send to rank {}, which another partition runs: not supported in a "
+                    "partitioned run (--threads, mpiexec): run it in one partition",
+                    id, req.peer));
+    return false;
+  }
   const uint32_t slot = req.xfer;
   if (slot == kNone) return false;
   Transfer& t = transfers_[slot];
@@ -202,13 +210,6 @@ bool World::cancel_send(RankId id, uint32_t q) {
       t.probed)
     return false;
   const bool rendezvous = t.kind == Xfer::kRts;
-  if (!mine(t.dst)) {
-    error(
-        fmt::format("rank {}: MPI_Cancel of a send to rank {}, which another partition runs: not supported in a "
-                    "partitioned run (run it without --threads)",
-                    id, t.dst));
-    return false;
-  }
   if (ranks_[t.dst].unexpected.remove(slot)) {
     transfer_done(slot);  // it arrived, so the network reported it sent
   } else {

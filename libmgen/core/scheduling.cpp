@@ -192,6 +192,16 @@ bool World::evaluate_block(Exec& x) {
         b.flag = cancel_send(r.rank, q);
         return true;
       }
+      // A sender in another partition cannot claim the receive as a serial run's would
+      // (claim_receive: only a receive naming its sender), so whether the cancel wins could
+      // differ: refused.
+      if (const int src = r.requests[q].want_src; src != kAnySource && !mine(static_cast<RankId>(src))) {
+        error(
+            fmt::format("rank {}: MPI_Cancel of a receive from rank {}, which another partition runs: not supported "
+                        "in a partitioned run (--threads, mpiexec): run it in one partition",
+                        r.rank, src));
+        return true;
+      }
       b.flag = !r.requests[q].prefilled && r.posted.remove(q);
       if (b.flag) {
         r.requests[q].complete = true;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 
@@ -191,7 +192,12 @@ void World::prepare(const RankMain& main, int argc, char** argv, const Progress&
 }
 
 void World::spawn_fibers() {
+  // One partition at a time: whether the stacks get guard pages depends on the memory maps the
+  // process has already (vm.max_map_count), which another partition's stacks add to.
+  static std::mutex creating;
+  std::unique_lock lock(creating);
   fibers_ = std::make_unique<runtime::FiberRuntime>(ranks_.size(), job_.stack_bytes);
+  lock.unlock();
   if (job_.memory_limit != 0) fibers_->set_pass_check([this] { return memory_exceeded(); });
   fibers_->spawn([this](size_t i) {
     if (i >= ranks_.size()) {
@@ -244,6 +250,8 @@ bool World::run_until(Time until) {
       },
       [this](const simcore::Event& e) { network_.prefetch(e); }, until);
   g_active = nullptr;
+  // Not ours (a test framework's assertion): a partitioned run hands it to its caller from here.
+  if (foreign_exception_ && partitioned()) std::rethrow_exception(foreign_exception_);
   return !error_;
 }
 

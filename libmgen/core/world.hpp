@@ -165,6 +165,7 @@ class World : public net::MessageSink {
   bool partitioned() const { return plan_ != nullptr; }
   bool distributed() const { return distributed_; }
   uint32_t ranks_finished() const { return ranks_finished_; }
+  Time last_event() const { return last_event_; }
   // Whether this world runs rank `r` (always, unpartitioned).
   bool mine(RankId r) const {
     return plan_ == nullptr || plan_->router_part[network_.topology().endpoint_router(ranks_[r].endpoint)] == part_;
@@ -362,6 +363,7 @@ class World : public net::MessageSink {
   struct Deadlock {
     size_t ranks = 0;                // blocked ranks: the first `ranks` lines; helpers after
     std::vector<std::string> lines;  // describe()
+    std::vector<uint32_t> of;        // the rank of each of the first `ranks` lines
     std::string notes, stuck;
     Time at;  // when the last event ran
   };

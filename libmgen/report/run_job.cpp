@@ -155,8 +155,8 @@ struct Reader {
 // and `deadlocks` every process's; returns whether a partition anywhere stopped with an error
 // (then `out` says which error).
 bool merge_processes(net::PartitionTransport& transport, const std::vector<World*>& worlds,
-                     const std::vector<RunOutcome>& failures, std::vector<World::Deadlock>& deadlocks, RunOutcome& out,
-                     RunReport& r) {
+                     const std::vector<std::pair<Time, RunOutcome>>& failures, std::vector<World::Deadlock>& deadlocks,
+                     RunOutcome& out, RunReport& r) {
   // Sums: the report's counters and every link's statistics.
   std::vector<uint64_t> sums = {r.events,
                                 r.messages,
@@ -228,7 +228,8 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
     }
   }
   w.put(static_cast<uint64_t>(failures.size()));
-  for (const RunOutcome& f : failures) {
+  for (const auto& [when, f] : failures) {
+    w.put(when);
     w.put(f.status);
     w.put(f.signal);
     w.put(f.error);
@@ -242,6 +243,8 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
     w.put(static_cast<uint64_t>(d.lines.size()));
     for (const std::string& line : d.lines)
       w.put(line);
+    for (uint32_t rank : d.of)
+      w.put(rank);
   }
   Writer framed;
   framed.put(w.out);
@@ -252,6 +255,7 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
   std::vector<RankReport> every(r.ranks.size());
   std::vector<World::Deadlock> all_deadlocks;
   bool failed = false;
+  Time failed_at = Time::max();
   while (!in.in.empty()) {
     const std::string blob = in.text();
     Reader b{blob};
@@ -277,10 +281,12 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
       every.at(k.rank) = std::move(k);
     }
     for (auto n = b.get<uint64_t>(); n > 0; --n) {
+      const auto when = b.get<Time>();
       const auto status = b.get<RunStatus>();
       const int signal = b.get<int>();
       std::string error = b.text();
-      if (!failed) {  // the first process's first stopped partition says why
+      if (when < failed_at) {  // the earliest failure says why (ties: the first process's)
+        failed_at = when;
         failed = true;
         out.ok = false;
         out.status = status;
@@ -296,6 +302,8 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
       d.stuck = b.text();
       for (auto l = b.get<uint64_t>(); l > 0; --l)
         d.lines.push_back(b.text());
+      for (size_t l = 0; l < d.ranks; ++l)
+        d.of.push_back(b.get<uint32_t>());
       all_deadlocks.push_back(std::move(d));
     }
   }
@@ -413,11 +421,11 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
   if (transport) {
     // Each process brings the errors of its partitions that stopped, and the deadlocks of
     // those that ended with ranks blocked.
-    std::vector<RunOutcome> failures;
+    std::vector<std::pair<Time, RunOutcome>> failures;
     std::vector<World::Deadlock> blocked;
     for (uint32_t i = 0; i < local; ++i) {
       if (stopped[i]) {
-        failures.push_back(outcomes[i]);
+        failures.emplace_back(worlds[i]->last_event(), outcomes[i]);
       } else if (!outcomes[i].ok) {
         blocked.push_back(deadlocks[i]);
       }
@@ -429,10 +437,13 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
       out.error = World::deadlock_report(blocked, w0.size());
     }
   } else {
-    // The first partition that stopped with an error says why; else every partition that ended
-    // with ranks blocked (a deadlock) says which of its ranks wait for what.
-    for (uint32_t i = 0; i < parts && out.ok; ++i) {
-      if (stopped[i]) {
+    // The partition that stopped with an error first (in simulated time; ties: the lowest)
+    // says why; else every partition that ended with ranks blocked (a deadlock) says which of
+    // its ranks wait for what.
+    Time first_failure = Time::max();
+    for (uint32_t i = 0; i < parts; ++i) {
+      if (stopped[i] && worlds[i]->last_event() < first_failure) {
+        first_failure = worlds[i]->last_event();
         out.ok = false;
         out.error = outcomes[i].error;
         out.status = outcomes[i].status;

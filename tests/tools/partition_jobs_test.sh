@@ -104,7 +104,7 @@ echo "$compared partitioned runs compared with their serial runs"
 # checks its own results (OK) and prints the hash MPICH's run printed (expected_results.txt).
 # RMA windows, whose members reach into each other's memory, stop with a message.
 progs=$src/tests/mpi_programs
-for p in p2p colls comms nbc intercomm comm_groups p2p_cancel mprobe datatypes persistent_colls; do
+for p in p2p colls comms nbc intercomm comm_groups mprobe datatypes persistent_colls; do
   "$build/mgen-cc" -O1 -w -o "$work/$p" "$progs/$p.c" || { fail "mgen-cc $p.c"; continue; }
   want=$(awk -v p="$p" '$1 == p && $2 == 8 { print $3 }' "$progs/expected_results.txt")
   for t in 2 4; do
@@ -116,6 +116,12 @@ for p in p2p colls comms nbc intercomm comm_groups p2p_cancel mprobe datatypes p
   done
   echo "ok: $p on 2 and 4 threads${want:+, the hash MPICH printed}"
 done
+# Cancelling a send to another partition's rank (whether its receiver matched it is that
+# partition's to know) stops the run too.
+"$build/mgen-cc" -O1 -w -o "$work/p2p_cancel" "$progs/p2p_cancel.c"
+expect 3 "rank [0-9]+: MPI_Cancel of a send to rank [0-9]+, which another partition runs" -- \
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$mgen" run -n 8 --threads 2 --ignore-compute -q \
+  "$work/p2p_cancel"
 "$build/mgen-cc" -O1 -w -o "$work/onesided" "$progs/onesided.c"
 # (The program's own buffers, malloc'ed before the refused call, are never freed: not a leak of
 # mgen's, so LeakSanitizer builds do not look for leaks in this run.)

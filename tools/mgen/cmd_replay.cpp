@@ -78,6 +78,11 @@ int replay(const ReplayCli& o) {
     throw std::invalid_argument(fmt::format("--schedule: '{}' is none of compute, recorded, shifted", o.schedule));
   }
   opt.durations = o.time_shift || !o.durations.empty() || opt.schedule != trace::Schedule::kCompute;
+  if (current_launch() && (o.time_shift || !o.durations.empty())) {
+    throw std::invalid_argument(
+        "--time-shift and --durations compare every rank's calls, which the processes of an mpiexec each hold a part "
+        "of: run the replay in one process (--threads T on its own)");
+  }
   const trace::ReplayResult res = building("replaying " + o.dir, [&] {
     ProgressReporter progress(o.job.quiet);
     return trace::replay({m.network, m.mpi, m.node, m.collectives}, job, traces, opt, progress.callback());

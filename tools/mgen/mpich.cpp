@@ -78,12 +78,12 @@ int run_launched(const char* command, const std::function<int()>& body) {
     g_launch = nullptr;
     return status;
   } catch (const std::exception& e) {
-    // The others may be waiting for this one in a collective: end the launch. Bad input is
-    // every process's, and said by the first; anything else by the process it happened in.
+    // The others may be waiting for this one in a collective: end the launch. Every process
+    // that fails says why (bad input may be one process's own: a file missing on its machine).
     const bool usage = dynamic_cast<const std::invalid_argument*>(&e) || dynamic_cast<const net::ConfigError*>(&e) ||
                        dynamic_cast<const config::Error*>(&e);
     const std::string line = fmt::format("mgen: error: {} (process {} of the launch)\n", e.what(), mpi.rank());
-    if ((!usage || mpi.rank() == 0) && err >= 0 && write(err, line.data(), line.size()) < 0) {
+    if (err >= 0 && write(err, line.data(), line.size()) < 0) {
       // Nothing left to tell it with.
     }
     mpi.abort(usage ? 2 : 1);

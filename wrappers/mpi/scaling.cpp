@@ -60,6 +60,13 @@ Scaling& scaling() {
 }
 
 SampleKey sample_key(const char* file, int line, int global) {
+  // Every rank's iterations feed one global sample, which partitions cannot share.
+  if (global && scope().world().partitioned()) {
+    scope().world().fail(
+        fmt::format("rank {}: MGEN_SAMPLE_GLOBAL pools every rank's iterations, which a partitioned "
+                    "run (--threads, mpiexec) cannot: sample per rank, or run it in one partition",
+                    scope().rank().id));
+  }
   return {file != nullptr ? file : "", line, global ? -1 : static_cast<int>(scope().rank().id)};
 }
 
