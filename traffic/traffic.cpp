@@ -202,17 +202,7 @@ class Generator : public net::MessageSink {
       last = simcore::max(last, simcore::max(g->last_activity_, g->net_.totals().last_arrival));
       r.events += g->engine_.events_processed();
       r.packet_hops += g->net_.totals().packet_hops;
-      // Each link's statistics are kept by the partition that drives it; the others' are zero.
-      std::vector<net::LinkInfo> links = g->net_.links();
-      if (r.links.empty()) {
-        r.links = std::move(links);
-      } else {
-        for (size_t i = 0; i < links.size(); ++i) {
-          r.links[i].stats.bytes += links[i].stats.bytes;
-          r.links[i].stats.packets += links[i].stats.packets;
-          r.links[i].stats.busy += links[i].stats.busy;
-        }
-      }
+      net::add_links(r.links, g->net_.links());
     }
     if (transport) {
       // Sums over the processes; the latest activity as the least of its negation.

@@ -48,17 +48,7 @@ RunReport report(const std::vector<World*>& worlds, const RunOutcome& out, const
     r.network.last_arrival = simcore::max(r.network.last_arrival, t.last_arrival);
     r.network.solves += t.solves;
     r.network.flows_resolved += t.flows_resolved;
-    // Each link's statistics are kept by the partition that drives it; the others' are zero.
-    std::vector<net::LinkInfo> links = w->network().links();
-    if (r.links.empty()) {
-      r.links = std::move(links);
-    } else {
-      for (size_t i = 0; i < links.size(); ++i) {
-        r.links[i].stats.bytes += links[i].stats.bytes;
-        r.links[i].stats.packets += links[i].stats.packets;
-        r.links[i].stats.busy += links[i].stats.busy;
-      }
-    }
+    net::add_links(r.links, w->network().links());
   }
   r.ranks.reserve(w0.size());
   auto owner = [&](RankId i) -> const World& {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgen/net/backend.hpp"
@@ -33,6 +34,21 @@ struct LinkInfo {
   uint8_t dir = 0;     // torus/mesh: 0 = +, 1 = -
   bool wraps = false;  // torus: the wrap-around link of its ring
 };
+
+// A partitioned run's links: each link's statistics are kept by the partition that drives it,
+// the others' are zero, so the run's are the sums of its partitions' (`part` added to `sum`;
+// an empty `sum` takes `part` whole).
+inline void add_links(std::vector<LinkInfo>& sum, std::vector<LinkInfo> part) {
+  if (sum.empty()) {
+    sum = std::move(part);
+    return;
+  }
+  for (size_t i = 0; i < part.size(); ++i) {
+    sum[i].stats.bytes += part[i].stats.bytes;
+    sum[i].stats.packets += part[i].stats.packets;
+    sum[i].stats.busy += part[i].stats.busy;
+  }
+}
 
 class NetworkModel {
  public:
