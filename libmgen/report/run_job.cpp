@@ -139,14 +139,16 @@ struct Reader {
   }
 };
 
+// A partition that stopped with an error: when (its last event) and how.
+using Failure = std::pair<Time, RunOutcome>;
+
 // What every process needs of the others to write the run's report: the ranks it ran, the
-// errors of its stopped partitions (`failures`: status, signal, message) and its deadlocks, and
-// the counts summed or maximised over processes. On return `r` and `out` are the whole run's
-// and `deadlocks` every process's; returns whether a partition anywhere stopped with an error
-// (then `out` says which error).
-bool merge_processes(net::PartitionTransport& transport, const std::vector<World*>& worlds,
-                     const std::vector<std::pair<Time, RunOutcome>>& failures, std::vector<World::Deadlock>& deadlocks,
-                     RunOutcome& out, RunReport& r) {
+// failures of its partitions and their deadlocks, and the counts summed or maximised over
+// processes. On return `r`, `out`'s times, `failures` and `deadlocks` are the whole run's
+// (in process order).
+void merge_processes(net::PartitionTransport& transport, const std::vector<World*>& worlds,
+                     std::vector<Failure>& failures, std::vector<World::Deadlock>& deadlocks, RunOutcome& out,
+                     RunReport& r) {
   // Sums: the report's counters and every link's statistics.
   std::vector<uint64_t> sums = {r.events,
                                 r.messages,
@@ -243,9 +245,8 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
   // Every process's records, in process order.
   Reader in{all};
   std::vector<RankReport> every(r.ranks.size());
+  std::vector<Failure> all_failures;
   std::vector<World::Deadlock> all_deadlocks;
-  bool failed = false;
-  Time failed_at = Time::max();
   while (!in.in.empty()) {
     const std::string blob = in.text();
     Reader b{blob};
@@ -271,18 +272,13 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
       every.at(k.rank) = std::move(k);
     }
     for (auto n = b.get<uint64_t>(); n > 0; --n) {
-      const auto when = b.get<Time>();
-      const auto status = b.get<RunStatus>();
-      const int signal = b.get<int>();
-      std::string error = b.text();
-      if (when < failed_at) {  // the earliest failure says why (ties: the first process's)
-        failed_at = when;
-        failed = true;
-        out.ok = false;
-        out.status = status;
-        out.signal = signal;
-        out.error = std::move(error);
-      }
+      Failure f;
+      f.first = b.get<Time>();
+      f.second.ok = false;
+      f.second.status = b.get<RunStatus>();
+      f.second.signal = b.get<int>();
+      f.second.error = b.text();
+      all_failures.push_back(std::move(f));
     }
     for (auto n = b.get<uint64_t>(); n > 0; --n) {
       World::Deadlock d;
@@ -298,8 +294,8 @@ bool merge_processes(net::PartitionTransport& transport, const std::vector<World
     }
   }
   r.ranks = std::move(every);
+  failures = std::move(all_failures);
   deadlocks = std::move(all_deadlocks);
-  return failed;
 }
 
 RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, const RankMain& main, int argc,
@@ -408,43 +404,32 @@ RunReport run_partitioned(const MachineSetup& machine, const JobConfig& job, con
   for (auto& w : worlds)
     all.push_back(w.get());
   RunReport r = report(all, out, job);
-  if (transport) {
-    // Each process brings the errors of its partitions that stopped, and the deadlocks of
-    // those that ended with ranks blocked.
-    std::vector<std::pair<Time, RunOutcome>> failures;
-    std::vector<World::Deadlock> blocked;
-    for (uint32_t i = 0; i < local; ++i) {
-      if (stopped[i]) {
-        failures.emplace_back(worlds[i]->last_event(), outcomes[i]);
-      } else if (!outcomes[i].ok) {
-        blocked.push_back(deadlocks[i]);
-      }
+  // The partitions that stopped with an error, and what every other one has blocked (ranks,
+  // helpers, stuck packets: a deadlock's parts may lie in partitions whose ranks all finished);
+  // over processes, every process's.
+  std::vector<Failure> failures;
+  std::vector<World::Deadlock> blocked;
+  for (uint32_t i = 0; i < local; ++i) {
+    if (stopped[i]) {
+      failures.emplace_back(worlds[i]->last_event(), outcomes[i]);
+    } else {
+      blocked.push_back(std::move(deadlocks[i]));
     }
-    const bool failed = merge_processes(*transport, all, failures, blocked, out, r);
-    if (!failed && !blocked.empty()) {
-      out.ok = false;
-      out.status = RunStatus::kFailed;
-      out.error = World::deadlock_report(blocked, w0.size());
-    }
-  } else {
-    // The partition that stopped with an error first (in simulated time; ties: the lowest)
-    // says why; else every partition that ended with ranks blocked (a deadlock) says which of
-    // its ranks wait for what.
-    Time first_failure = Time::max();
-    for (uint32_t i = 0; i < parts; ++i) {
-      if (stopped[i] && worlds[i]->last_event() < first_failure) {
-        first_failure = worlds[i]->last_event();
-        out.ok = false;
-        out.error = outcomes[i].error;
-        out.status = outcomes[i].status;
-        out.signal = outcomes[i].signal;
-      }
-    }
-    if (out.ok && std::any_of(outcomes.begin(), outcomes.end(), [](const RunOutcome& o) { return !o.ok; })) {
-      out.ok = false;
-      out.status = RunStatus::kFailed;
-      out.error = World::deadlock_report(deadlocks, w0.size());
-    }
+  }
+  if (transport) merge_processes(*transport, all, failures, blocked, out, r);
+  // The first failure in simulated time says why the run stopped (ties: the lowest partition's);
+  // without one, the blocked ranks of every partition make one deadlock report.
+  const auto first_failure = std::min_element(failures.begin(), failures.end(),
+                                              [](const Failure& a, const Failure& b) { return a.first < b.first; });
+  if (first_failure != failures.end()) {
+    out.ok = false;
+    out.error = first_failure->second.error;
+    out.status = first_failure->second.status;
+    out.signal = first_failure->second.signal;
+  } else if (std::any_of(blocked.begin(), blocked.end(), [](const World::Deadlock& d) { return !d.lines.empty(); })) {
+    out.ok = false;
+    out.status = RunStatus::kFailed;
+    out.error = World::deadlock_report(blocked, w0.size());
   }
   r.ok = out.ok;
   r.status = out.status;
