@@ -51,6 +51,10 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
       reference_(c.config.flow.reference),
       tol_(std::max(kEps, c.config.flow.tolerance)),
       response_(static_cast<uint32_t>(c.config.nic.response_bytes.count())),
+      // The reference mode solves every change when it happens: it checks the solver, not pacing.
+      pace_(c.config.flow.reference ? Time::zero() : c.config.flow.solve_pace),
+      pace_share_(c.config.flow.pace_share),
+      pace_from_(c.config.flow.pace_from),
       link_stats_(c.topology.total_ports()),
       nic_stats_(c.topology.endpoints()) {
   res_.resize(3 * size_t{endpoints_} + topo_.total_ports());
@@ -192,7 +196,17 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   touch(f);
   // The first start at a picosecond is solved at once; more starts at the same picosecond share
   // one solve (an all-to-all posts hundreds at once).
-  if (solve_at_ == now) return;
+  if (solve_pending_at(now)) return;
+  // While a paced solve's quiet time runs, a start waits for the next solve unless the wait
+  // would be more than flow.pace_share of its own expected time (a short message among long
+  // ones is solved at once).
+  if (now < quiet_until_) {
+    const double wait = static_cast<double>((quiet_until_ - now).count_ps());
+    if (pace_share_ * expected_time(f) >= wait) {
+      defer_solve();
+      return;
+    }
+  }
   if (last_inline_ == now) {
     schedule_solve(now);
     return;
@@ -202,10 +216,44 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   ensure_wake();
 }
 
+bool FlowNetwork::solve_pending_at(Time at) const {
+  return solve_events_.find(at) != solve_events_.end();
+}
+
 void FlowNetwork::schedule_solve(Time at) {
-  if (solve_at_ != Time::max()) return;
-  solve_at_ = at;
+  if (solve_pending_at(at)) return;
+  solve_events_.insert(at);
   engine_.schedule(at, kinds_[kSolve], 0);
+}
+
+void FlowNetwork::defer_solve() {
+  if (solve_events_.empty() || *solve_events_.begin() > quiet_until_) schedule_solve(quiet_until_);
+}
+
+void FlowNetwork::solve_or_defer(Time now) {
+  if (seeds_.empty() || solve_pending_at(now)) return;
+  if (now < quiet_until_) {
+    defer_solve();
+    return;
+  }
+  solve();
+}
+
+// The time `f` would take at the rate it would get if it started now: on each resource the room
+// left there, or (where flows are bottlenecked) its share of their level as one more of them.
+double FlowNetwork::expected_time(const Flow& f) const {
+  double rate = f.alone;
+  for (const Use& u : f.uses) {
+    const Resource& r = res_[u.res];
+    double here = std::max(0.0, r.capacity - r.usage) / u.coef;
+    if (r.bottlenecked > 0) {
+      const double b = static_cast<double>(r.bottlenecked);
+      here = std::max(here, r.level * b / (b + 1));
+    }
+    rate = std::min(rate, here);
+  }
+  if (rate <= 0) return std::numeric_limits<double>::infinity();
+  return f.rem * f.alone / rate;
 }
 
 void FlowNetwork::attach(uint32_t id) {
@@ -273,6 +321,7 @@ void FlowNetwork::touch_freed(const Flow& f) {
 void FlowNetwork::solve() {
   if (seeds_.empty()) return;
   ++solves_;
+  const uint64_t solved_before = solved_flows_;
   const uint32_t epoch = ++epoch_;
   set_.clear();
   auto add_flow = [&](uint32_t id) {
@@ -370,9 +419,9 @@ void FlowNetwork::solve() {
       }
       level = std::max(level, k);
       // The set's flows on it, in the order of its members.
-      for (const Member& m : r.members) {
-        Flow& f = flows_[m.flow];
-        if (f.mark != epoch || f.frozen) continue;
+      auto freeze = [&](uint32_t id) {
+        Flow& f = flows_[id];
+        if (f.mark != epoch || f.frozen) return;
         f.frozen = true;
         f.new_rate = level;
         f.new_bottleneck = rid;
@@ -385,7 +434,9 @@ void FlowNetwork::solve() {
           --q.unfrozen;
           q.max_new = std::max(q.max_new, level);
         }
-      }
+      };
+      for (const Member& m : r.members)
+        freeze(m.flow);
     }
 
     // Where the set meets the fixed flows, check the max-min conditions.
@@ -445,6 +496,7 @@ void FlowNetwork::solve() {
     if (r.usage < 0) r.usage = 0;
     if (r.new_b > 0) r.level = r.max_new;
   }
+  size_t changed = 0;
   for (uint32_t id : set_) {
     Flow& f = flows_[id];
     if (f.bottleneck != f.new_bottleneck) {
@@ -452,7 +504,49 @@ void FlowNetwork::solve() {
       ++res_[f.new_bottleneck].bottlenecked;
       f.bottleneck = f.new_bottleneck;
     }
-    if (f.new_rate != f.rate) set_rate(id, f.new_rate);
+    changed += f.new_rate != f.rate;
+  }
+  // Many new rates (a dense batch): set them all, then heapify once, instead of moving each
+  // flow in the milestone heap. The heap orders by (milestone, flow), so the order milestones
+  // come out in is the same either way.
+  if (changed * 4 > heap_.size() + 64) {
+    const Time now = engine_.now();
+    for (uint32_t id : set_) {
+      Flow& f = flows_[id];
+      if (f.new_rate == f.rate) continue;
+      advance(f, now);
+      if (f.rem < 0) f.rem = 0;
+      f.rate = f.new_rate;
+      f.key = milestone(f);
+      if (f.heap == kNoId && f.key != Time::max()) {
+        f.heap = static_cast<uint32_t>(heap_.size());
+        heap_.push_back(id);
+      }
+    }
+    heap_rebuild();
+  } else {
+    for (uint32_t id : set_) {
+      Flow& f = flows_[id];
+      if (f.new_rate != f.rate) set_rate(id, f.new_rate);
+    }
+  }
+  if (pace_ > Time::zero() && solved_flows_ - solved_before >= pace_from_) {
+    // Paced: the next solve waits in proportion to the flows in flight, at most a share of the
+    // mean time the flows just re-solved still need.
+    const Time now = engine_.now();
+    double ahead = 0;
+    uint64_t counted = 0;
+    for (uint32_t id : set_) {
+      const Flow& f = flows_[id];
+      if (f.heap == kNoId) continue;
+      ahead += static_cast<double>((f.key - now).count_ps());
+      ++counted;
+    }
+    const double by_work = static_cast<double>(live_) * static_cast<double>(pace_.count_ps());
+    const double by_error = counted == 0 ? 0.0 : pace_share_ * ahead / static_cast<double>(counted);
+    quiet_until_ = now + Time::ps(static_cast<int64_t>(std::min(by_work, by_error)));
+  } else {
+    quiet_until_ = Time::zero();
   }
 }
 
@@ -531,6 +625,22 @@ void FlowNetwork::heap_update(uint32_t id) {
   }
 }
 
+void FlowNetwork::heap_rebuild() {
+  size_t n = 0;
+  for (uint32_t id : heap_) {
+    Flow& f = flows_[id];
+    if (f.key == Time::max()) {
+      f.heap = kNoId;
+      continue;
+    }
+    f.heap = static_cast<uint32_t>(n);
+    heap_[n++] = id;
+  }
+  heap_.resize(n);
+  for (size_t i = n / 2; i-- > 0;)
+    heap_down(static_cast<uint32_t>(i));
+}
+
 void FlowNetwork::heap_remove(uint32_t id) {
   Flow& f = flows_[id];
   const uint32_t i = f.heap;
@@ -576,7 +686,7 @@ void FlowNetwork::on_wake() {
     touch_freed(f);
     finished_.push_back(id);
   }
-  solve();
+  solve_or_defer(now);
   ensure_wake();
   // Report after the state is consistent: the sink may inject at once.
   for (uint32_t id : finished_)
@@ -610,7 +720,7 @@ void FlowNetwork::dispatch(const Event& e) {
       on_wake();
       break;
     case kSolve:
-      solve_at_ = Time::max();
+      if (auto it = solve_events_.find(e.time); it != solve_events_.end()) solve_events_.erase(it);
       solve();
       ensure_wake();
       break;

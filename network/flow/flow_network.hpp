@@ -117,6 +117,12 @@ class FlowNetwork final : public Backend {
   void touch_freed(const Flow& f);
   void solve();
   void schedule_solve(Time at);
+  bool solve_pending_at(Time at) const;
+  // Pacing (FlowConfig::solve_pace): the changes wait for a solve at the end of the quiet time.
+  void defer_solve();
+  // Solves now, or (while a paced solve's quiet time runs) at the end of it.
+  void solve_or_defer(Time now);
+  double expected_time(const Flow& f) const;
   // Brings `f`'s work up to `now` at its current rate.
   void advance(Flow& f, Time now);
   // Brings `f`'s work up to now at its old rate, then moves it to its new rate.
@@ -124,6 +130,7 @@ class FlowNetwork final : public Backend {
   Time milestone(const Flow& f) const;
   void heap_update(uint32_t f);
   void heap_remove(uint32_t f);
+  void heap_rebuild();  // drops flows without a milestone, then restores the heap order
   void heap_up(uint32_t i);
   void heap_down(uint32_t i);
   bool heap_less(uint32_t a, uint32_t b) const;
@@ -146,15 +153,19 @@ class FlowNetwork final : public Backend {
   bool reference_;  // flow.reference: re-solve everything on every change
   double tol_;      // flow.tolerance (at least the rounding slack): when a resource counts as full
   uint32_t response_;
+  Time pace_;           // flow.solve_pace: simulated time per flow in flight
+  double pace_share_;   // flow.pace_share
+  uint64_t pace_from_;  // flow.pace_from
+  Time quiet_until_ = Time::zero();
   uint32_t seq_ = 0;
 
   std::vector<Resource> res_;
   std::vector<Flow> flows_;
   uint32_t free_flows_ = kNoId;
-  std::vector<uint32_t> heap_;   // flows by (next milestone, id)
-  std::multiset<Time> wakes_;    // wake-ups scheduled and not yet run
-  std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
-  Time solve_at_ = Time::max();  // a kSolve is pending at this time
+  std::vector<uint32_t> heap_;        // flows by (next milestone, id)
+  std::multiset<Time> wakes_;         // wake-ups scheduled and not yet run
+  std::vector<uint32_t> seeds_;       // resources whose flows changed since the last solve
+  std::multiset<Time> solve_events_;  // kSolve events scheduled and not yet run
   Time last_inline_ = Time::max();
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;

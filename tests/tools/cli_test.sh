@@ -169,8 +169,10 @@ expect 0 "\\(backend packet, chosen by auto" -- "$mgen" nas mg --class S -n 512
 # The flow backend reports its sharing work, and says when dense small messages make it costly.
 expect 0 "flow sharing +[0-9]+ max-min solves re-solved [0-9]+ flows \\([0-9.]+ per message\\)" \
   -- "$mgen" nas mg --class S -n 16 --set network.backend=flow
+# (Unpaced: pacing halves IS's re-solves, to about the advice's threshold.)
 expect 0 "re-solves [0-9]+ flows per message here \\(dense small messages\\): the packet backend may be faster" \
-  -- "$mgen" nas is --class A -n 64 --set network.backend=flow
+  -- "$mgen" nas is --class A -n 64 --set network.backend=flow --set flow.solve_pace=0ps
+expect 2 "flow.pace_share: must be from 0 to 0.1, got 0.5" -- "$mgen" info --set flow.pace_share=0.5
 # Hopper's preset uses FMA puts; the analytic backend must still take it (README's NAS command).
 expect 0 "backend analytic" -- "$mgen" nas ep --class S -n 4 -c "$src/configs/hopper.toml" --set network.backend=analytic
 expect 0 "backend +dimemas.*L 25 us, B 87.5 MB/s, 16 buses" -- "$mgen" info -c "$src/configs/sgi-origin-dimemas.toml"

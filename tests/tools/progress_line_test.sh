@@ -54,7 +54,7 @@ if command -v script >/dev/null && command -v python3 >/dev/null; then
     -- rows_clean "$work/traffic.tty" "   0." "load 0.400: simulated"
   # Never wider than the terminal (a wrapped line would leave rows behind at each redraw): on a
   # 50-column terminal the flow backend's advice (about 77 columns) is cut to 49.
-  script -qfec "stty cols 50; $mgen nas is --class A -n 64 --set network.backend=flow" /dev/null \
+  script -qfec "stty cols 50; $mgen nas is --class A -n 64 --set network.backend=flow --set flow.solve_pace=0ps" /dev/null \
     >"$work/flow.tty" </dev/null
   expect 0 "drawn: yes, widest 49" -- python3 -c '
 import sys

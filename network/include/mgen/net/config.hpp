@@ -125,6 +125,18 @@ struct FlowConfig {
   // cannot build up past it. 0 is exact max-min, which under dense all-to-all traffic re-solves
   // most flows in flight at every start; at most 0.01 (docs/network-model.md).
   double tolerance = 0.01;
+  // Pacing of dense solves (docs/network-model.md, "Pacing"): after a solve, starts and ends
+  // wait for the next solve until the smaller of solve_pace x (flows in flight) and pace_share x
+  // (the mean time the flows it re-solved still need) has passed. The first bounds the solver's
+  // work per simulated time (a solve re-solves at most the flows in flight); the second bounds
+  // the error: capacity a finished flow leaves idle until the next solve is at most about
+  // pace_share / 2 of a resource's throughput. solve_pace = 0: every change is solved at once.
+  // Pacing follows only a solve that re-solved at least pace_from flows: cheap solves need no
+  // pacing, and batching them makes larger sets (more of the max-min ripple at once), while
+  // latency-bound exchanges (pairwise steps, rings) would add up the waits.
+  Time solve_pace = Time::ps(100);
+  double pace_share = 0.02;
+  uint64_t pace_from = 256;
 };
 
 struct NetworkConfig {
