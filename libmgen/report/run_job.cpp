@@ -48,6 +48,9 @@ RunReport report(const std::vector<World*>& worlds, const RunOutcome& out, const
     r.network.last_arrival = simcore::max(r.network.last_arrival, t.last_arrival);
     r.network.solves += t.solves;
     r.network.flows_resolved += t.flows_resolved;
+    r.network.paced_solves += t.paced_solves;
+    r.network.paced_waits += t.paced_waits;
+    r.network.paced_wait_sum += t.paced_wait_sum;
     net::add_links(r.links, w->network().links());
   }
   r.ranks.reserve(w0.size());
@@ -161,7 +164,10 @@ void merge_processes(net::PartitionTransport& transport, const std::vector<World
                                 r.network.payload_bytes,
                                 static_cast<uint64_t>(r.network.latency_sum.count_ps()),
                                 r.network.solves,
-                                r.network.flows_resolved};
+                                r.network.flows_resolved,
+                                r.network.paced_solves,
+                                r.network.paced_waits,
+                                static_cast<uint64_t>(r.network.paced_wait_sum.count_ps())};
   const size_t fixed = sums.size();
   for (const net::LinkInfo& l : r.links) {
     sums.push_back(l.stats.bytes);
@@ -181,6 +187,9 @@ void merge_processes(net::PartitionTransport& transport, const std::vector<World
   r.network.latency_sum = Time::ps(static_cast<int64_t>(sums[9]));
   r.network.solves = sums[10];
   r.network.flows_resolved = sums[11];
+  r.network.paced_solves = sums[12];
+  r.network.paced_waits = sums[13];
+  r.network.paced_wait_sum = Time::ps(static_cast<int64_t>(sums[14]));
   for (size_t i = 0; i < r.links.size(); ++i) {
     r.links[i].stats.bytes = sums[fixed + 3 * i];
     r.links[i].stats.packets = sums[fixed + 3 * i + 1];

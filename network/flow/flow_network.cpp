@@ -204,6 +204,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     const double wait = static_cast<double>((quiet_until_ - now).count_ps());
     if (pace_share_ * expected_time(f) >= wait) {
       defer_solve();
+      count_wait(now, 1);
       return;
     }
   }
@@ -230,13 +231,19 @@ void FlowNetwork::defer_solve() {
   if (solve_events_.empty() || *solve_events_.begin() > quiet_until_) schedule_solve(quiet_until_);
 }
 
-void FlowNetwork::solve_or_defer(Time now) {
+void FlowNetwork::solve_or_defer(Time now, uint64_t changes) {
   if (seeds_.empty() || solve_pending_at(now)) return;
   if (now < quiet_until_) {
     defer_solve();
+    count_wait(now, changes);
     return;
   }
   solve();
+}
+
+void FlowNetwork::count_wait(Time now, uint64_t changes) {
+  paced_waits_ += changes;
+  paced_wait_sum_ += (*solve_events_.begin() - now) * static_cast<int64_t>(changes);
 }
 
 // The time `f` would take at the rate it would get if it started now: on each resource the room
@@ -533,6 +540,7 @@ void FlowNetwork::solve() {
   if (pace_ > Time::zero() && solved_flows_ - solved_before >= pace_from_) {
     // Paced: the next solve waits in proportion to the flows in flight, at most a share of the
     // mean time the flows just re-solved still need.
+    ++paced_solves_;
     const Time now = engine_.now();
     double ahead = 0;
     uint64_t counted = 0;
@@ -686,7 +694,7 @@ void FlowNetwork::on_wake() {
     touch_freed(f);
     finished_.push_back(id);
   }
-  solve_or_defer(now);
+  solve_or_defer(now, finished_.size());
   ensure_wake();
   // Report after the state is consistent: the sink may inject at once.
   for (uint32_t id : finished_)

@@ -50,6 +50,9 @@ class FlowNetwork final : public Backend {
     NetworkTotals t = totals_;
     t.solves = solves_;
     t.flows_resolved = solved_flows_;
+    t.paced_solves = paced_solves_;
+    t.paced_waits = paced_waits_;
+    t.paced_wait_sum = paced_wait_sum_;
     return t;
   }
   const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
@@ -120,8 +123,10 @@ class FlowNetwork final : public Backend {
   bool solve_pending_at(Time at) const;
   // Pacing (FlowConfig::solve_pace): the changes wait for a solve at the end of the quiet time.
   void defer_solve();
-  // Solves now, or (while a paced solve's quiet time runs) at the end of it.
-  void solve_or_defer(Time now);
+  // Solves now, or (while a paced solve's quiet time runs) at the end of it; `changes` starts or
+  // ends wait for it.
+  void solve_or_defer(Time now, uint64_t changes);
+  void count_wait(Time now, uint64_t changes);
   double expected_time(const Flow& f) const;
   // Brings `f`'s work up to `now` at its current rate.
   void advance(Flow& f, Time now);
@@ -171,6 +176,8 @@ class FlowNetwork final : public Backend {
   uint32_t seed_round_ = 1;
   // Solves, and the flows they re-solved in all (their regrowth rounds included): totals().
   uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
+  uint64_t paced_solves_ = 0, paced_waits_ = 0;
+  Time paced_wait_sum_;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, added_;
   std::vector<std::pair<double, uint32_t>> pq_;

@@ -37,6 +37,8 @@ mpicc -O1 -o "$work/cc_mpich" "$src/tests/tools/programs/call_counts.c"
 "$mgen" replay -q "$work/trace" --report "$work/replay.json"
 "$mgen" nas is --class S -n 4 -q --report "$work/nas.json"
 "$mgen" nas is --class S -n 4 -q --set network.backend=flow --report "$work/nas_flow.json"
+# Every solve paced (flow.pace_from = 0): the pacing counters.
+"$mgen" nas is --class S -n 16 -q --set network.backend=flow --set flow.pace_from=0 --report "$work/nas_paced.json"
 "$mgen" traffic uniform --load 0.2 --measure 5us --report "$work/traffic.json" --plot "$work/traffic" >/dev/null
 "$mgen" info --report "$work/info.json" >/dev/null
 "$mgen" nas mg --class S -n 16 -q --partitions 2,4 --report "$work/nas_pm.json"
@@ -63,7 +65,7 @@ def ok(since, msg):  # an "ok" line only when no check failed since `since`
         print("ok:", msg)
 
 reports = {}
-for name in ["run", "replay", "nas", "nas_flow", "traffic", "stats", "info", "nas_pm", "traffic_pm", "traffic_threads", "nas_threads"]:
+for name in ["run", "replay", "nas", "nas_flow", "nas_paced", "traffic", "stats", "info", "nas_pm", "traffic_pm", "traffic_threads", "nas_threads"]:
     r = json.load(open(f"{work}/{name}.json"))
     reports[name] = r
     errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
@@ -80,6 +82,14 @@ if not (f.get("flow_solves", 0) >= 1 and f.get("flows_resolved", 0) >= f.get("fl
     bad(f"nas_flow.json: flow_solves {f.get('flow_solves')}, flows_resolved {f.get('flows_resolved')}")
 if "flow_solves" in reports["nas"]:
     bad("nas.json (packet backend) carries flow_solves")
+# Pacing: every solve is followed by a quiet time when pace_from is 0, and changes that waited
+# waited some time; the default run of this small job paces nothing.
+p = reports["nas_paced"]
+if not (p.get("flow_paced_solves", 0) >= 1 and p.get("flow_paced_waits", 0) >= 1 and p.get("flow_paced_wait_s", 0) > 0):
+    bad(f"nas_paced.json: flow_paced_solves {p.get('flow_paced_solves')}, waits {p.get('flow_paced_waits')}, "
+        f"wait_s {p.get('flow_paced_wait_s')}")
+if f.get("flow_paced_solves") != 0 or f.get("flow_paced_waits") != 0:
+    bad(f"nas_flow.json: paced {f.get('flow_paced_solves')} solves, {f.get('flow_paced_waits')} waits (expected none)")
 ok(since, "the flow backend's report counts its solves; the packet backend's has none")
 
 # --partition-model's object: in those reports only, a row per count, within the bounds any

@@ -525,6 +525,14 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
   if (r.network.solves > 0) {
     fmt::print("flow sharing     {} max-min solves re-solved {} flows ({:.1f} per message)\n", r.network.solves,
                r.network.flows_resolved, flows_per_message(r.network));
+    if (r.network.paced_solves > 0) {
+      // Pacing is an approximation: say how much of the run it touched.
+      const double mean = r.network.paced_waits == 0
+                              ? 0.0
+                              : r.network.paced_wait_sum.seconds() / static_cast<double>(r.network.paced_waits) * 1e9;
+      fmt::print("                 paced: {} starts and ends waited {:.1f} ns on average for {} shared solves\n",
+                 r.network.paced_waits, mean, r.network.paced_solves);
+    }
     if (const std::string note = flow_cost_note(r.network); !note.empty()) fmt::print("                 {}\n", note);
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,

@@ -61,6 +61,11 @@ struct NetworkTotals {
   // bulk transfers, hundreds to thousands for dense exchanges of small messages.
   uint64_t solves = 0;
   uint64_t flows_resolved = 0;
+  // Its pacing (FlowConfig::solve_pace): the solves followed by a quiet time, the starts and
+  // ends that waited for a paced solve, and their waits in all.
+  uint64_t paced_solves = 0;
+  uint64_t paced_waits = 0;
+  Time paced_wait_sum;
 };
 
 // What a backend is built from. The references outlive the backend.
