@@ -78,9 +78,10 @@ const std::vector<KeySpec>& key_specs() {
        }},
 
       {"flow.solve_pace",
-       "flow backend: after a solve, the next one waits solve_pace x (flows in flight) of simulated time, "
-       "at most flow.pace_share of the time its flows still need; starts and ends in between share it "
-       "(bounds the solver's work under dense traffic); 0 = solve every change at once (time)",
+       "flow backend: after a solve of at least flow.pace_from flows, the next one waits solve_pace x "
+       "(messages in flight) of simulated time, at most flow.pace_share of the time its flows still need; "
+       "starts and ends in between share it (bounds the solver's work under dense traffic); 0 = solve every "
+       "change at once (time)",
        [](const Field& f, Loaded& m) { m.machine.network.flow.solve_pace = f.time(); }},
       {"flow.pace_share",
        "flow backend: a paced solve waits at most this share of the mean time the flows the last solve "
@@ -90,7 +91,6 @@ const std::vector<KeySpec>& key_specs() {
          if (s > 0.1) f.fail(fmt::format("must be from 0 to 0.1, got {}", s));
          m.machine.network.flow.pace_share = s;
        }},
-
       {"flow.pace_from",
        "flow backend: only a solve that re-solved at least this many flows is followed by a paced wait (integer)",
        [](const Field& f, Loaded& m) { m.machine.network.flow.pace_from = f.count(); }},

@@ -21,6 +21,12 @@
 // in the outside flows that fail them, until none does. Flows whose rate does not change keep
 // their completion time. Completions are kept in the backend's own heap; the engine holds one
 // wake-up for the earliest. Flows started at the same picosecond share one solve.
+//
+// Pacing. After a solve of at least flow.pace_from flows, the starts and ends of the next
+// solve_pace x (messages in flight), at most pace_share of the time the re-solved flows still
+// need, wait and share one solve at its end (an ended flow's share idles, a new flow has no
+// rate until then); a start that would wait more than pace_share of its own expected time is
+// solved at once. This bounds the solver's work under dense traffic (docs/network-model.md).
 #pragma once
 
 #include <cstdint>
@@ -158,10 +164,10 @@ class FlowNetwork final : public Backend {
   bool reference_;  // flow.reference: re-solve everything on every change
   double tol_;      // flow.tolerance (at least the rounding slack): when a resource counts as full
   uint32_t response_;
-  Time pace_;           // flow.solve_pace: simulated time per flow in flight
-  double pace_share_;   // flow.pace_share
-  uint64_t pace_from_;  // flow.pace_from
-  Time quiet_until_ = Time::zero();
+  Time pace_;                        // flow.solve_pace: simulated time per message in flight
+  double pace_share_;                // flow.pace_share
+  uint64_t pace_from_;               // flow.pace_from
+  Time quiet_until_ = Time::zero();  // a paced solve's quiet time runs until then
   uint32_t seq_ = 0;
 
   std::vector<Resource> res_;
