@@ -426,9 +426,9 @@ void FlowNetwork::solve() {
       }
       level = std::max(level, k);
       // The set's flows on it, in the order of its members.
-      auto freeze = [&](uint32_t id) {
-        Flow& f = flows_[id];
-        if (f.mark != epoch || f.frozen) return;
+      for (const Member& m : r.members) {
+        Flow& f = flows_[m.flow];
+        if (f.mark != epoch || f.frozen) continue;
         f.frozen = true;
         f.new_rate = level;
         f.new_bottleneck = rid;
@@ -441,9 +441,7 @@ void FlowNetwork::solve() {
           --q.unfrozen;
           q.max_new = std::max(q.max_new, level);
         }
-      };
-      for (const Member& m : r.members)
-        freeze(m.flow);
+      }
     }
 
     // Where the set meets the fixed flows, check the max-min conditions.
@@ -521,9 +519,7 @@ void FlowNetwork::solve() {
     for (uint32_t id : set_) {
       Flow& f = flows_[id];
       if (f.new_rate == f.rate) continue;
-      advance(f, now);
-      if (f.rem < 0) f.rem = 0;
-      f.rate = f.new_rate;
+      rerate(f, f.new_rate, now);
       f.key = milestone(f);
       if (f.heap == kNoId && f.key != Time::max()) {
         f.heap = static_cast<uint32_t>(heap_.size());
@@ -563,11 +559,14 @@ void FlowNetwork::advance(Flow& f, Time now) {
   f.last = now;
 }
 
-void FlowNetwork::set_rate(uint32_t id, double rate) {
-  Flow& f = flows_[id];
-  advance(f, engine_.now());
+void FlowNetwork::rerate(Flow& f, double rate, Time now) {
+  advance(f, now);
   if (f.rem < 0) f.rem = 0;
   f.rate = rate;
+}
+
+void FlowNetwork::set_rate(uint32_t id, double rate) {
+  rerate(flows_[id], rate, engine_.now());
   heap_update(id);
 }
 
@@ -728,7 +727,7 @@ void FlowNetwork::dispatch(const Event& e) {
       on_wake();
       break;
     case kSolve:
-      if (auto it = solve_events_.find(e.time); it != solve_events_.end()) solve_events_.erase(it);
+      solve_events_.erase(e.time);
       solve();
       ensure_wake();
       break;

@@ -136,7 +136,9 @@ class FlowNetwork final : public Backend {
   double expected_time(const Flow& f) const;
   // Brings `f`'s work up to `now` at its current rate.
   void advance(Flow& f, Time now);
-  // Brings `f`'s work up to now at its old rate, then moves it to its new rate.
+  // Brings `f`'s work up to `now` at its old rate, then moves it to `rate`.
+  void rerate(Flow& f, double rate, Time now);
+  // The same at the engine's now, and moves `f` in the milestone heap.
   void set_rate(uint32_t f, double rate);
   Time milestone(const Flow& f) const;
   void heap_update(uint32_t f);
@@ -173,10 +175,10 @@ class FlowNetwork final : public Backend {
   std::vector<Resource> res_;
   std::vector<Flow> flows_;
   uint32_t free_flows_ = kNoId;
-  std::vector<uint32_t> heap_;        // flows by (next milestone, id)
-  std::multiset<Time> wakes_;         // wake-ups scheduled and not yet run
-  std::vector<uint32_t> seeds_;       // resources whose flows changed since the last solve
-  std::multiset<Time> solve_events_;  // kSolve events scheduled and not yet run
+  std::vector<uint32_t> heap_;   // flows by (next milestone, id)
+  std::multiset<Time> wakes_;    // wake-ups scheduled and not yet run
+  std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
+  std::set<Time> solve_events_;  // kSolve events scheduled and not yet run
   Time last_inline_ = Time::max();
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;
