@@ -94,6 +94,11 @@ const std::vector<KeySpec>& key_specs() {
       {"flow.pace_from",
        "flow backend: only a solve that re-solved at least this many flows is followed by a paced wait (integer)",
        [](const Field& f, Loaded& m) { m.machine.network.flow.pace_from = f.count(); }},
+      {"flow.mouse_bytes",
+       "flow backend: a one-packet message of at most this many bytes takes the share it finds as it starts, "
+       "after the small messages already queued on its resources, without re-solving the other flows; "
+       "0 = every message is solved (size)",
+       [](const Field& f, Loaded& m) { m.machine.network.flow.mouse_bytes = f.size(); }},
 
       {"dimemas.latency", "Dimemas model: latency L of every message (time)",
        [](const Field& f, Loaded& m) { m.machine.network.dimemas.latency = f.time(); }},

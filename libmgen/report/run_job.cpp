@@ -51,6 +51,7 @@ RunReport report(const std::vector<World*>& worlds, const RunOutcome& out, const
     r.network.paced_solves += t.paced_solves;
     r.network.paced_waits += t.paced_waits;
     r.network.paced_wait_sum += t.paced_wait_sum;
+    r.network.mice += t.mice;
     net::add_links(r.links, w->network().links());
   }
   r.ranks.reserve(w0.size());
@@ -167,7 +168,8 @@ void merge_processes(net::PartitionTransport& transport, const std::vector<World
                                 r.network.flows_resolved,
                                 r.network.paced_solves,
                                 r.network.paced_waits,
-                                static_cast<uint64_t>(r.network.paced_wait_sum.count_ps())};
+                                static_cast<uint64_t>(r.network.paced_wait_sum.count_ps()),
+                                r.network.mice};
   const size_t fixed = sums.size();
   for (const net::LinkInfo& l : r.links) {
     sums.push_back(l.stats.bytes);
@@ -190,6 +192,7 @@ void merge_processes(net::PartitionTransport& transport, const std::vector<World
   r.network.paced_solves = sums[12];
   r.network.paced_waits = sums[13];
   r.network.paced_wait_sum = Time::ps(static_cast<int64_t>(sums[14]));
+  r.network.mice = sums[15];
   for (size_t i = 0; i < r.links.size(); ++i) {
     r.links[i].stats.bytes = sums[fixed + 3 * i];
     r.links[i].stats.packets = sums[fixed + 3 * i + 1];

@@ -55,6 +55,8 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
       pace_(c.config.flow.reference ? Time::zero() : c.config.flow.solve_pace),
       pace_share_(c.config.flow.pace_share),
       pace_from_(c.config.flow.pace_from),
+      mouse_bytes_(c.config.flow.reference ? 0 : c.config.flow.mouse_bytes.count()),
+      full_packet_(static_cast<double>(c.config.nic.packet_payload.count() + c.config.nic.packet_header.count())),
       link_stats_(c.topology.total_ports()),
       nic_stats_(c.topology.endpoints()) {
   res_.resize(3 * size_t{endpoints_} + topo_.total_ports());
@@ -192,6 +194,10 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   totals_.packet_hops += packets * (hops + 1);  // the injection link, then each router output
   totals_.payload_bytes += payload;
 
+  if (packets == 1 && payload <= mouse_bytes_) {
+    start_mouse(id, now);
+    return;
+  }
   attach(id);
   touch(f);
   // The first start at a picosecond is solved at once; more starts at the same picosecond share
@@ -246,21 +252,60 @@ void FlowNetwork::count_wait(Time now, uint64_t changes) {
   paced_wait_sum_ += (*solve_events_.begin() - now) * static_cast<int64_t>(changes);
 }
 
+double FlowNetwork::share_of(const Resource& r, const Use& u) const {
+  double here = std::max(0.0, r.capacity - r.usage) / u.coef;
+  if (r.bottlenecked > 0) {
+    const double b = static_cast<double>(r.bottlenecked);
+    here = std::max(here, r.level * b / (b + 1));
+  }
+  return here;
+}
+
 // The time `f` would take at the rate it would get if it started now: on each resource the room
 // left there, or (where flows are bottlenecked) its share of their level as one more of them.
 double FlowNetwork::expected_time(const Flow& f) const {
   double rate = f.alone;
-  for (const Use& u : f.uses) {
-    const Resource& r = res_[u.res];
-    double here = std::max(0.0, r.capacity - r.usage) / u.coef;
-    if (r.bottlenecked > 0) {
-      const double b = static_cast<double>(r.bottlenecked);
-      here = std::max(here, r.level * b / (b + 1));
-    }
-    rate = std::min(rate, here);
-  }
+  for (const Use& u : f.uses)
+    rate = std::min(rate, share_of(res_[u.res], u));
   if (rate <= 0) return std::numeric_limits<double>::infinity();
   return f.rem * f.alone / rate;
+}
+
+// A mouse's bytes are done when the slowest of its resources has served it. A resource serves
+// it a turn after it starts there: one of its packets at the share it would get there as one
+// more flow (at least a round robin's turn: one packet of each flow there, a full one at most,
+// then the mouse's). Mice start there one after another, each after the bytes of the mice
+// before it (their turns overlap, as in a round robin), so the last of k mice arriving together
+// is served when exact max-min would serve all of them. On an idle network that is the closed
+// form's time exactly; no other flow's rate changes.
+void FlowNetwork::start_mouse(uint32_t id, Time now) {
+  Flow& f = flows_[id];
+  ++mice_;
+  const int64_t t0 = now.count_ps();
+  int64_t done = t0 + static_cast<int64_t>(f.rem);
+  for (const Use& u : f.uses) {
+    Resource& r = res_[u.res];
+    const double own = r.capacity / u.coef;  // packets/ps alone on this resource
+    const double turn = static_cast<double>(r.members.size()) * full_packet_ + u.coef;
+    const double rate = std::min(own, std::max(share_of(r, u), r.capacity / turn));
+    // ps: its own packet, and its turn, at this resource (one packet: rem = 1 / alone)
+    const double mine = own >= f.alone ? f.rem : std::ceil(f.rem * f.alone / own);
+    const double served = rate >= f.alone ? f.rem : std::ceil(f.rem * f.alone / rate);
+    const int64_t start = std::max(t0, r.mice_free);
+    r.mice_free = start + static_cast<int64_t>(mine);
+    done = std::max(done, start + static_cast<int64_t>(served));
+  }
+  const double x = f.rem;
+  f.rem = 0;
+  f.last = Time::ps(done);
+  int64_t sent = done + f.ls;
+  if (f.ls < 0) {
+    // The sent point: where the work left drops to -ls, at the mouse's pace.
+    const double part = std::max(0.0, x + static_cast<double>(f.ls)) / x;
+    sent = t0 + static_cast<int64_t>(std::ceil(static_cast<double>(done - t0) * part));
+  }
+  engine_.schedule(Time::ps(sent), kinds_[kSent], 0, 0, id);
+  engine_.schedule(Time::ps(done) + f.ld, kinds_[kDelivered], 0, 0, id);
 }
 
 void FlowNetwork::attach(uint32_t id) {

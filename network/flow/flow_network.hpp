@@ -27,6 +27,11 @@
 // need, wait and share one solve at its end (an ended flow's share idles, a new flow has no
 // rate until then); a start that would wait more than pace_share of its own expected time is
 // solved at once. This bounds the solver's work under dense traffic (docs/network-model.md).
+//
+// Mice. A one-packet message of at most flow.mouse_bytes (rendezvous requests and answers,
+// small eager messages) is not solved: on each resource it is served after the mice started
+// there before it, at the share it would get there as one more flow, and it leaves the other
+// flows' rates as they are (its bytes are a packet's worth next to theirs).
 #pragma once
 
 #include <cstdint>
@@ -59,6 +64,7 @@ class FlowNetwork final : public Backend {
     t.paced_solves = paced_solves_;
     t.paced_waits = paced_waits_;
     t.paced_wait_sum = paced_wait_sum_;
+    t.mice = mice_;
     return t;
   }
   const std::vector<LinkStats>* router_link_stats() const override { return &link_stats_; }
@@ -107,6 +113,7 @@ class FlowNetwork final : public Backend {
     uint32_t in_set = 0;  // uses of it by the flows being solved
     double fixed = 0, left = 0, wsum = 0, max_new = 0;
     uint32_t unfrozen = 0, old_b = 0, new_b = 0;
+    int64_t mice_free = 0;  // ps: when the bytes of the mice started here so far are through
   };
 
   // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
@@ -134,6 +141,11 @@ class FlowNetwork final : public Backend {
   void solve_or_defer(Time now, uint64_t changes);
   void count_wait(Time now, uint64_t changes);
   double expected_time(const Flow& f) const;
+  // The rate (packets/ps) a flow would get on `r` as one more flow there: the room left, or its
+  // share of the level of the flows bottlenecked there.
+  double share_of(const Resource& r, const Use& u) const;
+  // A mouse (FlowConfig::mouse_bytes): timed as it starts, no solve.
+  void start_mouse(uint32_t id, Time now);
   // Brings `f`'s work up to `now` at its current rate.
   void advance(Flow& f, Time now);
   // Brings `f`'s work up to `now` at its old rate, then moves it to `rate`.
@@ -169,6 +181,8 @@ class FlowNetwork final : public Backend {
   Time pace_;                        // flow.solve_pace: simulated time per message in flight
   double pace_share_;                // flow.pace_share
   uint64_t pace_from_;               // flow.pace_from
+  uint64_t mouse_bytes_;             // flow.mouse_bytes (0 in the reference mode)
+  double full_packet_;               // wire bytes of a full packet
   Time quiet_until_ = Time::zero();  // a paced solve's quiet time runs until then
   uint32_t seq_ = 0;
 
@@ -184,7 +198,7 @@ class FlowNetwork final : public Backend {
   uint32_t seed_round_ = 1;
   // Solves, and the flows they re-solved in all (their regrowth rounds included): totals().
   uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
-  uint64_t paced_solves_ = 0, paced_waits_ = 0;
+  uint64_t paced_solves_ = 0, paced_waits_ = 0, mice_ = 0;
   Time paced_wait_sum_;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, added_;

@@ -80,6 +80,9 @@ since = fail
 f = reports["nas_flow"]
 if not (f.get("flow_solves", 0) >= 1 and f.get("flows_resolved", 0) >= f.get("flow_solves", 0)):
     bad(f"nas_flow.json: flow_solves {f.get('flow_solves')}, flows_resolved {f.get('flows_resolved')}")
+# IS's small exchanges (counts, reductions) are mice: timed without a solve, counted apart.
+if not (1 <= f.get("flow_mice", 0) <= f.get("messages", 0)):
+    bad(f"nas_flow.json: flow_mice {f.get('flow_mice')} of {f.get('messages')} messages")
 if "flow_solves" in reports["nas"]:
     bad("nas.json (packet backend) carries flow_solves")
 # Pacing: every solve is followed by a quiet time when pace_from is 0, and changes that waited

@@ -522,9 +522,13 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
           "                 analytic backend does not turn into delay there; the packet backend does)\n");
     }
   }
-  if (r.network.solves > 0) {
+  if (r.network.solves > 0 || r.network.mice > 0) {
     fmt::print("flow sharing     {} max-min solves re-solved {} flows ({:.1f} per message)\n", r.network.solves,
                r.network.flows_resolved, flows_per_message(r.network));
+    if (r.network.mice > 0) {
+      fmt::print("                 mice: {} messages of one packet and at most {} B took their share unsolved\n",
+                 r.network.mice, m.network.flow.mouse_bytes.count());
+    }
     if (r.network.paced_solves > 0) {
       // Pacing is an approximation: say how much of the run it touched.
       const double mean = r.network.paced_waits == 0

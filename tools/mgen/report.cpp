@@ -251,12 +251,13 @@ void write_json_report(const std::string& path, const std::string& program, cons
                              {"windows", r.windows},
                              {"sync_wall_s", r.sync_wall_s}};
   }
-  if (r.network.solves > 0) {  // the flow backend's sharing work
+  if (r.network.solves > 0 || r.network.mice > 0) {  // the flow backend's sharing work
     report["flow_solves"] = r.network.solves;
     report["flows_resolved"] = r.network.flows_resolved;
     report["flow_paced_solves"] = r.network.paced_solves;
     report["flow_paced_waits"] = r.network.paced_waits;
     report["flow_paced_wait_s"] = r.network.paced_wait_sum.seconds();
+    report["flow_mice"] = r.network.mice;
   }
   report.update(extra);
   write_report(path, report);

@@ -66,6 +66,8 @@ struct NetworkTotals {
   uint64_t paced_solves = 0;
   uint64_t paced_waits = 0;
   Time paced_wait_sum;
+  // The mice (FlowConfig::mouse_bytes): one-packet messages timed without a solve.
+  uint64_t mice = 0;
 };
 
 // What a backend is built from. The references outlive the backend.

@@ -137,6 +137,11 @@ struct FlowConfig {
   Time solve_pace = Time::ps(100);
   double pace_share = 0.02;
   uint64_t pace_from = 256;
+  // Mice (docs/network-model.md, "Mice"): a one-packet message of at most mouse_bytes (rendezvous
+  // requests and answers, small eager messages) does not enter the max-min solve. It takes the
+  // share it would get on each resource as it starts, one after another with the mice before it
+  // there, and leaves the other flows' rates alone. 0 = every message is solved.
+  Bytes mouse_bytes = Bytes(256);
 };
 
 struct NetworkConfig {
