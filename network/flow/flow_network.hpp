@@ -101,20 +101,22 @@ class FlowNetwork final : public Backend {
     uint32_t flow = 0;
     uint32_t use = 0;  // index into the flow's uses
   };
-  struct Resource {
+  // Two cache lines: what every message's start, end and mouse reads, then the solve's scratch.
+  struct alignas(64) Resource {
     double capacity = 0;  // bytes/ps
     double usage = 0;     // sum of coef x rate over members
     double level = 0;     // rate of the flows bottlenecked here
-    uint32_t bottlenecked = 0;
     std::vector<Member> members;
-    // solve scratch
-    uint32_t mark = 0;
-    uint32_t seeded = 0;  // == seed_round_ while in seeds_
-    uint32_t in_set = 0;  // uses of it by the flows being solved
-    double fixed = 0, left = 0, wsum = 0, max_new = 0;
-    uint32_t unfrozen = 0, old_b = 0, new_b = 0;
+    uint32_t bottlenecked = 0;
+    uint32_t seeded = 0;    // == seed_round_ while in seeds_
     int64_t mice_free = 0;  // ps: when the bytes of the mice started here so far are through
+    // solve scratch
+    alignas(64) uint32_t mark = 0;
+    uint32_t in_set = 0;  // uses of it by the flows being solved
+    uint32_t unfrozen = 0, old_b = 0, new_b = 0;
+    double fixed = 0, left = 0, wsum = 0, max_new = 0;
   };
+  static_assert(sizeof(Resource) == 128);
 
   // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
   // router output port (router-to-router links and ejection links).
