@@ -194,7 +194,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   totals_.packet_hops += packets * (hops + 1);  // the injection link, then each router output
   totals_.payload_bytes += payload;
 
-  if (packets == 1 && payload <= mouse_bytes_) {
+  if (mouse_bytes_ > 0 && packets == 1 && payload <= mouse_bytes_) {
     start_mouse(id, now);
     return;
   }

@@ -283,6 +283,14 @@ TEST_CASE("flow: a mouse takes the share it finds and leaves the other flows' ra
     CHECK(h.net.totals().solves == 0);
     CHECK(h.net.totals().mice == n);
   }
+  {
+    // flow.mouse_bytes = 0 solves every message, empty ones too.
+    Harness h(flow_config("crossbar"));
+    h.send(0, 1, 0);
+    h.run();
+    CHECK(h.net.totals().solves == 1);
+    CHECK(h.net.totals().mice == 0);
+  }
 }
 
 TEST_CASE("flow: mice in random waves stay near exact max-min", "[flow]") {
