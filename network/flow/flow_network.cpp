@@ -382,12 +382,11 @@ void FlowNetwork::solve() {
     f.mark = epoch;
     set_.push_back(id);
   };
-  // Every flow in flight, resource by resource.
+  // Every flow in flight, in the order of their slots (one pass over the flows, not one per
+  // resource over its members).
   auto add_all = [&] {
-    for (const Resource& r : res_) {
-      for (const Member& m : r.members)
-        add_flow(m.flow);
-    }
+    for (uint32_t id = 0; id < flows_.size(); ++id)
+      add_flow(id);
   };
   // Start from the flows that can change first: new flows, and flows bottlenecked where a flow
   // started or ended. The checks below pull in whichever others must follow. The reference mode
