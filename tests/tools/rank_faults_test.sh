@@ -57,6 +57,10 @@ expect 0 "rank 0: done" -- env MGEN_MEMORY_LIMIT=$roomy "$mgen" run -n 2048 --pp
 run_then_signal() {
   local sig=$1 i rc
   shift
+  # Empty the output first: the wait below must not see the previous run's "rank 0: running"
+  # before this run's redirection truncates the file (it then signalled a process that had not
+  # started, under load on a fresh clone).
+  : >"$work/signal.out"
   "$@" >"$work/signal.out" 2>&1 &
   local pid=$!
   # Up to 10 minutes: a CI host under load has taken more than 2 to start the run.
@@ -72,6 +76,7 @@ run_then_signal() {
 }
 for sig in INT TERM; do
   [[ $sig == INT ]] && code=130 || code=143
+  rm -f "$work/int.json"
   expect $code "SIG$sig: stopping the run.*interrupted by SIG$sig at simulated time [0-9.]+ us, after [0-9]+ events; 0 of 4 ranks had finished" -- run_then_signal "$sig" "$mgen" run -n 4 -q --report "$work/int.json" "$crash" run 0
   expect 0 "interrupted $((code - 128)) False" -- python3 -c "import json; r = json.load(open('$work/int.json')); print(r['status'], r['signal'], r['ok'])"
 done
