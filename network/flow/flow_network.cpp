@@ -300,9 +300,15 @@ void FlowNetwork::start_mouse(uint32_t id, Time now) {
   f.last = Time::ps(done);
   int64_t sent = done + f.ls;
   if (f.ls < 0) {
-    // The sent point: where the work left drops to -ls, at the mouse's pace.
-    const double part = std::max(0.0, x + static_cast<double>(f.ls)) / x;
-    sent = t0 + static_cast<int64_t>(std::ceil(static_cast<double>(done - t0) * part));
+    // The sent point: where the work left drops to -ls, at the mouse's pace; served at its own
+    // pace (an idle route) that is done + ls, to the picosecond, as the closed form has it.
+    const int64_t work = static_cast<int64_t>(x);
+    if (done - t0 == work) {
+      sent = std::max(t0, done + f.ls);
+    } else {
+      const double part = std::max(0.0, x + static_cast<double>(f.ls)) / x;
+      sent = t0 + static_cast<int64_t>(std::ceil(static_cast<double>(done - t0) * part));
+    }
   }
   engine_.schedule(Time::ps(sent), kinds_[kSent], 0, 0, id);
   engine_.schedule(Time::ps(done) + f.ld, kinds_[kDelivered], 0, 0, id);
