@@ -71,10 +71,8 @@ const std::vector<KeySpec>& key_specs() {
        "(the default: dense all-to-all traffic then does not re-solve most flows in flight at every start) "
        "(number)",
        [](const Field& f, Loaded& m) {
-         const double t = f.fraction();
          // Above 0.01 the slack was measured to move short messages' latencies by 10-25%.
-         if (t > 0.01) f.fail(fmt::format("must be from 0 to 0.01, got {}", t));
-         m.machine.network.flow.tolerance = t;
+         m.machine.network.flow.tolerance = f.fraction_at_most(0.01);
        }},
 
       {"flow.solve_pace",
@@ -86,11 +84,7 @@ const std::vector<KeySpec>& key_specs() {
       {"flow.pace_share",
        "flow backend: a paced solve waits at most this share of the mean time the flows the last solve "
        "re-solved still need, from 0 to 0.1 (number)",
-       [](const Field& f, Loaded& m) {
-         const double s = f.fraction();
-         if (s > 0.1) f.fail(fmt::format("must be from 0 to 0.1, got {}", s));
-         m.machine.network.flow.pace_share = s;
-       }},
+       [](const Field& f, Loaded& m) { m.machine.network.flow.pace_share = f.fraction_at_most(0.1); }},
       {"flow.pace_from",
        "flow backend: only a solve that re-solved at least this many flows is followed by a paced wait (integer)",
        [](const Field& f, Loaded& m) { m.machine.network.flow.pace_from = f.count(); }},

@@ -64,6 +64,12 @@ double Field::fraction() const {
   return v;
 }
 
+double Field::fraction_at_most(double most) const {
+  const double v = fraction();
+  if (v > most) fail(fmt::format("must be from 0 to {}, got {}", most, v));
+  return v;
+}
+
 double Field::number() const {
   const double v = real();
   if (!(v > 0) || v > 1e6) fail(fmt::format("must be a positive number (at most 1e6), got {}", v));

@@ -46,6 +46,7 @@ class Field {
   bool boolean() const;
   double number() const;                               // a positive integer or float
   double fraction() const;                             // a number from 0 up to (not including) 1
+  double fraction_at_most(double most) const;          // a fraction from 0 to `most`
   uint32_t count() const;                              // a non-negative integer that fits 32 bits
   std::vector<uint32_t> counts() const;                // an array of those
   simcore::Bytes size() const;                         // an integer number of bytes or a string with a unit

@@ -282,28 +282,26 @@ void FlowNetwork::start_mouse(uint32_t id, Time now) {
   Flow& f = flows_[id];
   ++mice_;
   const int64_t t0 = now.count_ps();
-  int64_t done = t0 + static_cast<int64_t>(f.rem);
+  const double x = f.rem;  // ps alone: one packet at `alone`
+  // ps for its packet at `rate` (packets/ps); exactly x at its own pace
+  auto time_at = [&](double rate) { return static_cast<int64_t>(rate >= f.alone ? x : std::ceil(x * f.alone / rate)); };
+  const int64_t alone_ps = static_cast<int64_t>(x);
+  int64_t done = t0 + alone_ps;
   for (const Use& u : f.uses) {
     Resource& r = res_[u.res];
     const double own = r.capacity / u.coef;  // packets/ps alone on this resource
     const double turn = static_cast<double>(r.members.size()) * full_packet_ + u.coef;
     const double rate = std::min(own, std::max(share_of(r, u), r.capacity / turn));
-    // ps: its own packet, and its turn, at this resource (one packet: rem = 1 / alone)
-    const double mine = own >= f.alone ? f.rem : std::ceil(f.rem * f.alone / own);
-    const double served = rate >= f.alone ? f.rem : std::ceil(f.rem * f.alone / rate);
+    // Its own packet, and its turn, at this resource.
     const int64_t start = std::max(t0, r.mice_free);
-    r.mice_free = start + static_cast<int64_t>(mine);
-    done = std::max(done, start + static_cast<int64_t>(served));
+    r.mice_free = start + time_at(own);
+    done = std::max(done, start + time_at(rate));
   }
-  const double x = f.rem;
-  f.rem = 0;
-  f.last = Time::ps(done);
   int64_t sent = done + f.ls;
   if (f.ls < 0) {
     // The sent point: where the work left drops to -ls, at the mouse's pace; served at its own
     // pace (an idle route) that is done + ls, to the picosecond, as the closed form has it.
-    const int64_t work = static_cast<int64_t>(x);
-    if (done - t0 == work) {
+    if (done - t0 == alone_ps) {
       sent = std::max(t0, done + f.ls);
     } else {
       const double part = std::max(0.0, x + static_cast<double>(f.ls)) / x;
