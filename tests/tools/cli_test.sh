@@ -184,6 +184,10 @@ mkdir -p "$work/configs"
 cp "$src"/configs/*.toml "$work/configs/"
 sed -i 's/^pio_copy = "94.25ns"/pio_copy = "150ns"/' "$work/configs/thunderx2-cx4.toml"
 expect 1 "modelled end-to-end latency .* FAIL" -- "$mgen" validate --only breaking-band --configs "$work/configs"
+# The same change by --set on every machine a reproduction loads; a bad key is named.
+expect 1 "every machine with --set host.pio_copy=150ns.*modelled end-to-end latency .* FAIL" -- \
+  "$mgen" validate --only breaking-band --set host.pio_copy=150ns
+expect 2 "--set: no machine key 'foo.bar'" -- "$mgen" validate --only flow --quick --set foo.bar=1
 expect 0 "Mop/s total" -- "$mgen" nas cg --class S -n 4
 expect 0 "efficiency.*4 .*16 " -- "$mgen" nas cg --class S --sweep-ranks 4,16 --plot "$work/cg.png"
 if [ -s "$work/cg.png" ]; then echo "ok: sweep plot written"; else echo "FAIL: no sweep plot"; failures=$((failures + 1)); fi

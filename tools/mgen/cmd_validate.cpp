@@ -115,6 +115,7 @@ void write_plot(const Plot& p, const fs::path& dir) {
 
 struct ValidateCli {
   std::string only, plots, configs = machine_files_dir();
+  std::vector<std::string> sets;
   bool quick = false, list = false;
 };
 
@@ -127,6 +128,16 @@ int run_validate(const ValidateCli& o) {
   Context c;
   c.configs = o.configs;
   c.quick = o.quick;
+  c.sets = o.sets;
+  // A --set of no machine key is refused before anything runs; its value is read (and a bad one
+  // named) by each machine it is applied to, presets and the default machine alike.
+  for (const std::string& s : c.sets) {
+    const std::string key = s.substr(0, s.find('='));
+    const auto& keys = config::key_reference();
+    if (s.find('=') == std::string::npos) bad_option("--set", "needs KEY=VALUE", s);
+    if (std::none_of(keys.begin(), keys.end(), [&](const config::KeyDoc& k) { return key == k.key; }))
+      bad_option("--set", fmt::format("no machine key '{}' (mgen info --keys lists them)", key), s);
+  }
   bool any = false;
   for (const Reproduction& r : kReproductions) {
     if (!o.only.empty() && o.only != r.name) continue;
@@ -147,6 +158,7 @@ int run_validate(const ValidateCli& o) {
     pw = std::max(pw, r.paper.size());
     mw = std::max(mw, r.mgen.size());
   }
+  if (!c.sets.empty()) fmt::print("every machine with --set {}\n\n", fmt::join(c.sets, " --set "));
   fmt::print("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:<6}  {}\n", "figure", fw, "quantity", qw, "paper", pw, "mgen", mw,
              "result", "error / evidence");
   size_t failed = 0;
@@ -174,6 +186,11 @@ Runner add_validate(CLI::App& app) {
   sub->add_option("--only", o->only, "run one reproduction (see --list)");
   sub->add_option("--plots", o->plots, "write the figures as PNG files into DIR (gnuplot)");
   sub->add_option("--configs", o->configs, "directory of the machine presets")->capture_default_str();
+  sub->add_option("--set", o->sets,
+                  "override a machine key in every machine the reproductions load, e.g. --set "
+                  "router.arbitration=age (repeatable; a reproduction's own settings, such as the backends "
+                  "it compares, come after and win)")
+      ->type_name("KEY=VALUE");
   sub->add_flag("--quick", o->quick, "smaller sweeps (CI); every check still runs");
   sub->add_flag("--list", o->list, "list the reproductions and exit");
   return [o] {

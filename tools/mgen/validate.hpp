@@ -39,8 +39,21 @@ struct Context {
   std::vector<Row> rows;
   std::vector<Plot> plots;
 
+  // Machine keys set on the command line (--set), applied to every machine a reproduction loads
+  // before its own settings (so that a comparison's backend choice still wins).
+  std::vector<std::string> sets;
+
   config::MachineConfig machine(const std::string& file, const std::vector<std::string>& overrides = {}) const {
-    return config::load_machine((std::filesystem::path(configs) / file).string(), overrides);
+    return config::load_machine((std::filesystem::path(configs) / file).string(), with_sets(overrides));
+  }
+  // The built-in default machine, likewise.
+  config::MachineConfig default_machine(const std::vector<std::string>& overrides) const {
+    return config::load_default(with_sets(overrides));
+  }
+  std::vector<std::string> with_sets(const std::vector<std::string>& overrides) const {
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    return all;
   }
   // A published number: passes when |mgen - paper| <= tolerance x paper.
   void number(const std::string& figure, const std::string& quantity, double paper, double mgen_value, double tolerance,

@@ -166,9 +166,9 @@ void flow_vs_packet(Context& c) {
         over.insert(over.end(), w.overrides.begin(), w.overrides.end());
         over.push_back("network.backend=\"packet\"");
         double wall_packet = 0, wall_flow = 0;
-        const double packet = predict(config::load_default(over), ranks, w, wall_packet);
+        const double packet = predict(c.default_machine(over), ranks, w, wall_packet);
         over.back() = "network.backend=\"flow\"";
-        const double flow = predict(config::load_default(over), ranks, w, wall_flow);
+        const double flow = predict(c.default_machine(over), ranks, w, wall_flow);
         const double err = (flow - packet) / packet;
         errors.push_back(std::abs(err));
         double& worst = mach.torus ? torus_worst : tree_worst;
