@@ -59,6 +59,7 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
       full_packet_(static_cast<double>(c.config.nic.packet_payload.count() + c.config.nic.packet_header.count())),
       link_stats_(c.topology.total_ports()),
       nic_stats_(c.topology.endpoints()) {
+  epoch_limit_ = std::max<uint32_t>(c.config.flow.epoch_limit, 16);
   res_.resize(3 * size_t{endpoints_} + topo_.total_ports());
   const double dma = bytes_per_ps(c.config.nic.dma_bandwidth);
   const double sw = bytes_per_ps(c.config.router.switch_bandwidth);
@@ -374,11 +375,29 @@ void FlowNetwork::touch_freed(const Flow& f) {
 
 // Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
 // conditions pull in), holding every other flow's rate fixed.
+void FlowNetwork::renumber_epochs() {
+  for (Flow& f : flows_)
+    f.mark = 0;
+  for (Resource& r : res_)
+    r.mark = 0;
+  epoch_ = 0;
+}
+
+uint32_t FlowNetwork::next_epoch() {
+  // Wraps as a 32-bit count would at epoch_limit_ (UINT32_MAX unless a test lowers it); solve()
+  // renumbers before that can happen within a solve.
+  if (++epoch_ == epoch_limit_) epoch_ = 1;
+  return epoch_;
+}
+
 void FlowNetwork::solve() {
   if (seeds_.empty()) return;
   ++solves_;
   const uint64_t solved_before = solved_flows_;
-  const uint32_t epoch = ++epoch_;
+  // A solve takes an epoch, then one per round, and a round adds at least one flow: renumber
+  // before the counter could wrap within it (a mark must never meet a stale one).
+  if (uint64_t{epoch_} + flows_.size() + 2 >= epoch_limit_) renumber_epochs();
+  const uint32_t epoch = next_epoch();
   set_.clear();
   auto add_flow = [&](uint32_t id) {
     Flow& f = flows_[id];
@@ -406,7 +425,13 @@ void FlowNetwork::solve() {
     }
   }
   seeds_.clear();
-  ++seed_round_;
+  if (++seed_round_ == epoch_limit_) {
+    // The count wraps: nothing is seeded now (seeds_ is empty), so clear the marks and start
+    // again.
+    for (Resource& r : res_)
+      r.seeded = 0;
+    seed_round_ = 1;
+  }
   if (set_.empty()) return;
 
   bool full = reference_;
@@ -414,7 +439,7 @@ void FlowNetwork::solve() {
     solved_flows_ += set_.size();
     // The resources of the set, with the capacity the fixed flows leave them.
     rlist_.clear();
-    const uint32_t rmark = ++epoch_;
+    const uint32_t rmark = next_epoch();
     for (uint32_t id : set_) {
       Flow& f = flows_[id];
       f.frozen = false;

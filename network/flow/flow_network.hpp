@@ -134,6 +134,9 @@ class FlowNetwork final : public Backend {
   void touch(const Flow& f);
   void touch_freed(const Flow& f);
   void solve();
+  // Clears every flow's and resource's marks and starts the epochs again (see epoch_).
+  void renumber_epochs();
+  uint32_t next_epoch();
   void schedule_solve(Time at);
   bool solve_pending_at(Time at) const;
   // Pacing (FlowConfig::solve_pace): the changes wait for a solve at the end of the quiet time.
@@ -196,8 +199,11 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
   std::set<Time> solve_events_;  // kSolve events scheduled and not yet run
   Time last_inline_ = Time::max();
+  // Marks of solve rounds (Flow::mark, Resource::mark) and of seeding (Resource::seeded); both
+  // counters start again, with every mark cleared, before they reach epoch_limit_.
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;
+  uint32_t epoch_limit_;
   // Solves, and the flows they re-solved in all (their regrowth rounds included): totals().
   uint64_t live_ = 0, solved_flows_ = 0, solves_ = 0;
   uint64_t paced_solves_ = 0, paced_waits_ = 0, mice_ = 0;

@@ -142,6 +142,11 @@ struct FlowConfig {
   // share it would get on each resource as it starts, one after another with the mice before it
   // there, and leaves the other flows' rates alone. 0 = every message is solved.
   Bytes mouse_bytes = Bytes(256);
+  // Not a machine key: the solver numbers its rounds with 32-bit epochs and renumbers every
+  // mark once they come within a solve's worth of this limit (a long run passes 2^32 rounds:
+  // FT class D at 4,096 ranks makes hundreds of millions of solves). Tests lower it so that the
+  // renumbering runs every few solves.
+  uint32_t epoch_limit = UINT32_MAX;
 };
 
 struct NetworkConfig {
