@@ -112,6 +112,10 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
         fmt::format("inject from endpoint {} to {}: the machine has {} endpoints", src, dst, endpoints_));
   }
   const Time now = engine_.now();
+  // The endpoints' resources are read below, after the route is computed: start loading them.
+  __builtin_prefetch(&res_[src_dma(src)]);
+  __builtin_prefetch(&res_[inj_link(src)]);
+  __builtin_prefetch(&res_[rx_dma(dst)]);
   uint32_t id;
   if (free_flows_ != kNoId) {
     id = free_flows_;
@@ -148,8 +152,11 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     add_route(src, dst, packets, seq, 1.0, uses);
   } else {
     // A deterministic routing takes the closed form's route whatever the hash.
-    for (const ZeroLoadModel::Stage& s : model_.path())
+    for (const ZeroLoadModel::Stage& s : model_.path()) {
+      __builtin_prefetch(&res_[port_res(s.out_gp)]);
+      __builtin_prefetch(&link_stats_[s.out_gp]);
       uses.push_back(Use{port_res(s.out_gp), 0, 1.0});
+    }
   }
   if (fma_) {
     // Every put packet is answered by a response of response_ bytes on the reverse path.
