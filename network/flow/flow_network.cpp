@@ -380,8 +380,6 @@ void FlowNetwork::touch_freed(const Flow& f) {
 
 // ---------------------------------------------------------------- max-min sharing
 
-// Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
-// conditions pull in), holding every other flow's rate fixed.
 void FlowNetwork::renumber_epochs() {
   for (Flow& f : flows_)
     f.mark = 0;
@@ -397,6 +395,8 @@ uint32_t FlowNetwork::next_epoch() {
   return epoch_;
 }
 
+// Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
+// conditions pull in), holding every other flow's rate fixed.
 void FlowNetwork::solve() {
   if (seeds_.empty()) return;
   ++solves_;
