@@ -389,8 +389,9 @@ void FlowNetwork::renumber_epochs() {
 }
 
 uint32_t FlowNetwork::next_epoch() {
-  // Wraps as a 32-bit count would at epoch_limit_ (UINT32_MAX unless a test lowers it); solve()
-  // renumbers before that can happen within a solve.
+  // Wraps at epoch_limit_ (UINT32_MAX unless a test lowers it) as a 32-bit count would, to 1
+  // (0 is a cleared mark); solve() renumbers before that can happen within a solve, as long as
+  // the limit exceeds the flow slots (always, but for a test's limit below them).
   if (++epoch_ == epoch_limit_) epoch_ = 1;
   return epoch_;
 }

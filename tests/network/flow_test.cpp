@@ -410,15 +410,17 @@ TEST_CASE("flow: the solver's epochs start again without changing a prediction",
   // The solver marks flows and resources with 32-bit round numbers; a long run wraps them (FT
   // class D at 4,096 ranks makes hundreds of millions of solves), and a stale mark that meets
   // the new count would take a flow for one being solved, or a resource for one already
-  // seeded. With the count wrapping after 40 to 300 rounds (renumbered every solve or every few),
-  // every delivery time equals the run that never wraps, exact max-min and the defaults alike.
-  // Without the renumbering, or without clearing the seeding marks, some differ.
+  // seeded. With the count wrapping after 40 to 1,000 rounds (the waves hold up to about 480
+  // flow slots, so up to 300 the marks are cleared before almost every solve, at 600 and 1,000
+  // after the count has built up over many), every delivery time equals the run that never
+  // wraps, exact max-min and the defaults alike. Without the renumbering, or without clearing
+  // the seeding marks, some differ.
   for (const std::string kind : {"torus", "fattree"}) {
     for (const bool exact : {true, false}) {
       NetworkConfig c = exact ? flow_config(kind) : simple_config(kind);
       c.backend = "flow";
       const std::vector<Time> once = waves(c);
-      for (const uint32_t limit : {40u, 100u, 300u}) {
+      for (const uint32_t limit : {40u, 100u, 300u, 600u, 1000u}) {
         INFO(kind << (exact ? ", exact" : ", defaults") << ", epochs wrap at " << limit);
         c.flow.epoch_limit = limit;
         CHECK(waves(c) == once);

@@ -188,6 +188,8 @@ expect 1 "modelled end-to-end latency .* FAIL" -- "$mgen" validate --only breaki
 expect 1 "every machine with --set host.pio_copy=150ns.*modelled end-to-end latency .* FAIL" -- \
   "$mgen" validate --only breaking-band --set host.pio_copy=150ns
 expect 2 "--set: no machine key 'foo.bar'" -- "$mgen" validate --only flow --quick --set foo.bar=1
+expect 0 "every machine with --set router.arbitration = age.*19 of 19 reproductions pass" -- \
+  "$mgen" validate --only flow --quick --set "router.arbitration = age"
 expect 0 "Mop/s total" -- "$mgen" nas cg --class S -n 4
 expect 0 "efficiency.*4 .*16 " -- "$mgen" nas cg --class S --sweep-ranks 4,16 --plot "$work/cg.png"
 if [ -s "$work/cg.png" ]; then echo "ok: sweep plot written"; else echo "FAIL: no sweep plot"; failures=$((failures + 1)); fi

@@ -132,9 +132,12 @@ int run_validate(const ValidateCli& o) {
   // A --set of no machine key is refused before anything runs; its value is read (and a bad one
   // named) by each machine it is applied to, presets and the default machine alike.
   for (const std::string& s : c.sets) {
-    const std::string key = s.substr(0, s.find('='));
-    const auto& keys = config::key_reference();
     if (s.find('=') == std::string::npos) bad_option("--set", "needs KEY=VALUE", s);
+    // The key as the machine loader reads it: spaces around it do not count.
+    std::string key = s.substr(0, s.find('='));
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    const auto& keys = config::key_reference();
     if (std::none_of(keys.begin(), keys.end(), [&](const config::KeyDoc& k) { return key == k.key; }))
       bad_option("--set", fmt::format("no machine key '{}' (mgen info --keys lists them)", key), s);
   }
@@ -190,7 +193,8 @@ Runner add_validate(CLI::App& app) {
                   "override a machine key in every machine the reproductions load, e.g. --set "
                   "router.arbitration=age (repeatable; a reproduction's own settings, such as the backends "
                   "it compares, come after and win)")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
   sub->add_flag("--quick", o->quick, "smaller sweeps (CI); every check still runs");
   sub->add_flag("--list", o->list, "list the reproductions and exit");
   return [o] {
