@@ -383,11 +383,22 @@ std::optional<toml::table> parse_value(std::string_view value, const std::string
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<std::string> override_key(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  return trim(text.substr(0, eq));
+}
+
+namespace {
+
 void apply_override(toml::table& root, const std::string& text, const Locator& loc) {
   const std::string where = "--set " + text;
+  const std::optional<std::string> parsed_key = override_key(text);
+  if (!parsed_key) throw Error(where, "", "expected KEY=VALUE, such as router.vcs=4");
+  const std::string& key = *parsed_key;
   const size_t eq = text.find('=');
-  if (eq == std::string::npos) throw Error(where, "", "expected KEY=VALUE, such as router.vcs=4");
-  const std::string key = trim(std::string_view(text).substr(0, eq));
   if (key.empty()) throw Error(where, "", "expected KEY=VALUE; the key is empty");
   const size_t dot = key.find('.');
   const std::string table = key.substr(0, dot);

@@ -132,14 +132,11 @@ int run_validate(const ValidateCli& o) {
   // A --set of no machine key is refused before anything runs; its value is read (and a bad one
   // named) by each machine it is applied to, presets and the default machine alike.
   for (const std::string& s : c.sets) {
-    if (s.find('=') == std::string::npos) bad_option("--set", "needs KEY=VALUE", s);
-    // The key as the machine loader reads it: spaces around it do not count.
-    std::string key = s.substr(0, s.find('='));
-    key.erase(0, key.find_first_not_of(" \t"));
-    key.erase(key.find_last_not_of(" \t") + 1);
+    const std::optional<std::string> key = config::override_key(s);
+    if (!key) bad_option("--set", "needs KEY=VALUE", s);
     const auto& keys = config::key_reference();
-    if (std::none_of(keys.begin(), keys.end(), [&](const config::KeyDoc& k) { return key == k.key; }))
-      bad_option("--set", fmt::format("no machine key '{}' (mgen info --keys lists them)", key), s);
+    if (std::none_of(keys.begin(), keys.end(), [&](const config::KeyDoc& k) { return *key == k.key; }))
+      bad_option("--set", fmt::format("no machine key '{}' (mgen info --keys lists them)", *key), s);
   }
   bool any = false;
   for (const Reproduction& r : kReproductions) {

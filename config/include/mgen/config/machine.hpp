@@ -60,6 +60,10 @@ MachineConfig load_machine(const std::string& path, const std::vector<std::strin
 // The same from text; `source_name` stands in for the file name in messages.
 MachineConfig load_machine_text(std::string_view toml, const std::string& source_name,
                                 const std::vector<std::string>& overrides = {}, const BeforeBuild& before_build = {});
+// The key of an override "dotted.key=value" as the loaders read it (spaces around it do not
+// count); nullopt when there is no '='.
+std::optional<std::string> override_key(std::string_view text);
+
 // The default machine with overrides applied.
 MachineConfig load_default(const std::vector<std::string>& overrides = {}, const BeforeBuild& before_build = {});
 
