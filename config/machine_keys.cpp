@@ -93,6 +93,12 @@ const std::vector<KeySpec>& key_specs() {
        "after the small messages already queued on its resources, without re-solving the other flows; "
        "0 = every message is solved (size)",
        [](const Field& f, Loaded& m) { m.machine.network.flow.mouse_bytes = f.size(); }},
+      {"flow.hol_wait",
+       "flow backend: head-of-line waits: a router input with flows to two or more outputs that other "
+       "inputs also feed gets its link's capacity divided by 1 + hol_wait x (mean over its flows of 1 - 1/n, n "
+       "the inputs feeding that flow's output); 0 = pure max-min, below 1 (deterministic routings only) "
+       "(number)",
+       [](const Field& f, Loaded& m) { m.machine.network.flow.hol_wait = f.fraction_at_most(1.0); }},
 
       {"dimemas.latency", "Dimemas model: latency L of every message (time)",
        [](const Field& f, Loaded& m) { m.machine.network.dimemas.latency = f.time(); }},

@@ -57,6 +57,7 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
       pace_from_(c.config.flow.pace_from),
       mouse_bytes_(c.config.flow.reference ? 0 : c.config.flow.mouse_bytes.count()),
       full_packet_(static_cast<double>(c.config.nic.packet_payload.count() + c.config.nic.packet_header.count())),
+      hol_wait_(hashed_ ? 0.0 : c.config.flow.hol_wait),
       link_stats_(c.topology.total_ports()),
       nic_stats_(c.topology.endpoints()) {
   epoch_limit_ = std::max<uint32_t>(c.config.flow.epoch_limit, 16);
@@ -71,6 +72,10 @@ FlowNetwork::FlowNetwork(const BackendContext& c)
   // A router output serves a packet in max(w / link, w / crossbar).
   for (uint32_t gp = 0; gp < topo_.total_ports(); ++gp)
     res_[port_res(gp)].capacity = std::min(bytes_per_ps(topo_.link_at(gp).bandwidth), sw);
+  base_.resize(res_.size());
+  for (size_t i = 0; i < res_.size(); ++i)
+    base_[i] = res_[i].capacity;
+  if (hol_wait_ > 0) hol_.resize(res_.size());
 }
 
 // ---------------------------------------------------------------- injection
@@ -147,9 +152,11 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     uses.push_back(Use{src_dma(src), 0, static_cast<double>(payload) / w});
     uses.push_back(Use{rx_dma(dst), 0, static_cast<double>(payload) / w});
   }
+  f.route_begin = static_cast<uint16_t>(uses.size());
   uses.push_back(Use{inj_link(src), 0, 1.0});
   if (hashed_) {
     add_route(src, dst, packets, seq, 1.0, uses);
+    f.route_end = f.route_begin;  // several routes: no head-of-line bookkeeping
   } else {
     // A deterministic routing takes the closed form's route whatever the hash.
     for (const ZeroLoadModel::Stage& s : model_.path()) {
@@ -157,6 +164,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
       __builtin_prefetch(&link_stats_[s.out_gp]);
       uses.push_back(Use{port_res(s.out_gp), 0, 1.0});
     }
+    f.route_end = static_cast<uint16_t>(uses.size());
   }
   if (fma_) {
     // Every put packet is answered by a response of response_ bytes on the reverse path.
@@ -169,7 +177,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   // Alone on the network: the tightest of its resources.
   double alone = std::numeric_limits<double>::infinity();
   for (const Use& u : f.uses)
-    alone = std::min(alone, res_[u.res].capacity / u.coef);
+    alone = std::min(alone, base_[u.res] / u.coef);
   const int64_t x = std::max<int64_t>(1, std::llround(w / alone));
   f.rem = static_cast<double>(x);
   f.ls = (t.sent - now).count_ps() - x;
@@ -183,7 +191,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     const double bytes = w * u.coef;
     l.bytes += static_cast<uint64_t>(std::llround(bytes));
     l.packets += static_cast<uint64_t>(std::llround(static_cast<double>(packets) * std::min(1.0, u.coef)));
-    l.busy += Time::ps(std::llround(bytes / res_[u.res].capacity));
+    l.busy += Time::ps(std::llround(bytes / base_[u.res]));
   }
   // Rates count packets, not bytes: routers and NICs take turns a packet at a time, so a
   // one-packet message (a rendezvous request) sharing a link with a long one waits a whole
@@ -297,7 +305,7 @@ void FlowNetwork::start_mouse(uint32_t id, Time now) {
   int64_t done = t0 + alone_ps;
   for (const Use& u : f.uses) {
     Resource& r = res_[u.res];
-    const double own = r.capacity / u.coef;  // packets/ps alone on this resource
+    const double own = base_[u.res] / u.coef;  // packets/ps alone on this resource
     const double turn = static_cast<double>(r.members.size()) * full_packet_ + u.coef;
     const double rate = std::min(own, std::max(share_of(r, u), r.capacity / turn));
     // Its own packet, and its turn, at this resource.
@@ -329,6 +337,7 @@ void FlowNetwork::attach(uint32_t id) {
     r.members.push_back(Member{id, i});
   }
   f.active = true;
+  if (hol_wait_ > 0) hol_count(f, +1);
 }
 
 void FlowNetwork::detach(uint32_t id) {
@@ -349,6 +358,89 @@ void FlowNetwork::detach(uint32_t id) {
   f.bottleneck = kNoId;
   f.rate = 0;
   f.active = false;
+  if (hol_wait_ > 0) hol_count(f, -1);
+}
+
+// ---------------------------------------------------------------- head-of-line waits
+
+namespace {
+// Adds `delta` to the count of `key` in `list`; true when the key came in or went out.
+bool add_count(std::vector<std::pair<uint32_t, uint32_t>>& list, uint32_t key, int delta) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].first != key) continue;
+    list[i].second = static_cast<uint32_t>(static_cast<int64_t>(list[i].second) + delta);
+    if (list[i].second > 0) return false;
+    list[i] = list.back();
+    list.pop_back();
+    return true;
+  }
+  if (delta <= 0) throw std::logic_error("flow backend: head-of-line count went below zero");
+  list.emplace_back(key, static_cast<uint32_t>(delta));
+  return true;
+}
+}  // namespace
+
+void FlowNetwork::hol_mark(uint32_t input) {
+  Hol& h = hol_[input];
+  if (h.dirty) return;
+  h.dirty = true;
+  hol_dirty_.push_back(input);
+}
+
+void FlowNetwork::hol_count(const Flow& f, int delta) {
+  for (uint32_t j = f.route_begin; j + 1 < f.route_end; ++j) {
+    const uint32_t in = f.uses[j].res, out = f.uses[j + 1].res;
+    Hol& hi = hol_[in];
+    add_count(hi.outs, out, delta);
+    hi.flows = static_cast<uint32_t>(static_cast<int64_t>(hi.flows) + delta);
+    hol_mark(in);
+    // A new or a last input at an output changes the waits of every input feeding it.
+    if (add_count(hol_[out].ins, in, delta)) {
+      for (const auto& [feeder, n] : hol_[out].ins)
+        hol_mark(feeder);
+    }
+  }
+  hol_recompute();
+}
+
+// An input's capacity: its link's, divided by 1 + hol_wait x the mean over its flows of 1 - 1/n
+// (n: the inputs feeding the flow's output there), when two or more of its outputs are fed by
+// other inputs too. With one such output, its head's waits there fall in the turns it takes at
+// the others (a shift by two around a ring loses nothing in the packet model), so it keeps its
+// link's capacity.
+void FlowNetwork::hol_recompute() {
+  for (uint32_t in : hol_dirty_) {
+    Hol& h = hol_[in];
+    h.dirty = false;
+    double wait = 0;
+    if (h.outs.size() >= 2) {
+      uint32_t contended = 0;
+      for (const auto& [out, n] : h.outs) {
+        const size_t feeders = hol_[out].ins.size();
+        if (feeders < 2) continue;
+        ++contended;
+        wait += static_cast<double>(n) * (1.0 - 1.0 / static_cast<double>(feeders));
+      }
+      wait = contended >= 2 ? wait * hol_wait_ / static_cast<double>(h.flows) : 0.0;
+    }
+    const double capacity = base_[in] / (1.0 + wait);
+    Resource& r = res_[in];
+    // Within the tolerance of the capacity it has, it keeps it: under dense traffic every start
+    // moves an input's mix a little, and each change re-solves every flow on it. The rule is on
+    // the state alone, so the reference mode sees the same capacities.
+    if (std::abs(capacity - r.capacity) <= std::max(tol_, 0.03) * base_[in]) continue;
+    r.capacity = capacity;
+    // Over its new capacity, every flow on it must be re-solved (some are held elsewhere and
+    // must slow down); otherwise only the flows it holds, as after an end; a resource that holds
+    // none and is not over is still not a bottleneck, and nothing changes.
+    if (r.usage > capacity * (1 + kEps)) {
+      h.all = true;
+      seed(in);
+    } else if (r.bottlenecked > 0) {
+      seed(in);
+    }
+  }
+  hol_dirty_.clear();
 }
 
 void FlowNetwork::seed(uint32_t res) {
@@ -422,14 +514,15 @@ void FlowNetwork::solve() {
   // Start from the flows that can change first: new flows, and flows bottlenecked where a flow
   // started or ended. The checks below pull in whichever others must follow. The reference mode
   // takes every flow, from scratch.
-  if (reference_) {
-    add_all();
-  } else {
-    for (uint32_t r : seeds_) {
-      for (const Member& m : res_[r].members) {
-        const uint32_t b = flows_[m.flow].bottleneck;
-        if (b == kNoId || b == r) add_flow(m.flow);
-      }
+  // A resource whose capacity changed (head-of-line waits) re-solves every flow on it.
+  if (reference_) add_all();
+  for (uint32_t r : seeds_) {
+    const bool all = !hol_.empty() && hol_[r].all;
+    if (all) hol_[r].all = false;
+    if (reference_) continue;
+    for (const Member& m : res_[r].members) {
+      const uint32_t b = flows_[m.flow].bottleneck;
+      if (all || b == kNoId || b == r) add_flow(m.flow);
     }
   }
   seeds_.clear();

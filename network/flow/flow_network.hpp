@@ -32,6 +32,13 @@
 // small eager messages) is not solved: on each resource it is served after the mice started
 // there before it, at the share it would get there as one more flow, and it leaves the other
 // flows' rates as they are (its bytes are a packet's worth next to theirs).
+//
+// Head-of-line waits (flow.hol_wait). A router input serves one packet at a time: while its head
+// packet waits for an output that another input is using, the packets behind it for other
+// outputs wait too. An input with flows to two or more outputs that other inputs also feed has
+// its capacity divided by 1 + hol_wait x (the mean, over its flows, of 1 - 1/n, n the number of
+// inputs feeding that flow's output), recomputed as flows start and end, in steps of at least
+// 3% of its link. Deterministic routings only (one route per message).
 #pragma once
 
 #include <cstdint>
@@ -95,6 +102,9 @@ class FlowNetwork final : public Backend {
     bool active = false;  // on its resources
     bool sent = false, delivered = false;
     bool frozen = false;
+    // uses[route_begin, route_end): the injection link, then each router output in route order
+    // (head-of-line waits); empty for hashed routings
+    uint16_t route_begin = 0, route_end = 0;
     std::vector<Use> uses;
   };
   struct Member {
@@ -117,6 +127,16 @@ class FlowNetwork final : public Backend {
     double fixed = 0, left = 0, wsum = 0, max_new = 0;
   };
   static_assert(sizeof(Resource) == 128);
+  // Head-of-line bookkeeping of a resource (FlowConfig::hol_wait). As a router input (the
+  // injection link or a router-to-router link, into the router at its far end): how many of its
+  // flows leave by each output. As a router output: how many flows come from each input.
+  struct Hol {
+    std::vector<std::pair<uint32_t, uint32_t>> outs;  // (output resource, flows)
+    std::vector<std::pair<uint32_t, uint32_t>> ins;   // (input resource, flows)
+    uint32_t flows = 0;                               // flows in `outs`
+    bool dirty = false;                               // in hol_dirty_
+    bool all = false;                                 // capacity changed: re-solve every member
+  };
 
   // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
   // router output port (router-to-router links and ejection links).
@@ -130,6 +150,11 @@ class FlowNetwork final : public Backend {
   void add_route(EndpointId src, EndpointId dst, uint64_t packets, uint32_t seq, double coef, std::vector<Use>& uses);
   void attach(uint32_t f);
   void detach(uint32_t f);
+  // Head-of-line waits: counts `f`'s input/output pairs in (delta +1) or out (-1), then gives the
+  // inputs whose waits may have changed their capacity and seeds those that changed.
+  void hol_count(const Flow& f, int delta);
+  void hol_mark(uint32_t input);
+  void hol_recompute();
   void seed(uint32_t res);  // res_[res]'s flows are re-solved at the next solve
   void touch(const Flow& f);
   void touch_freed(const Flow& f);
@@ -188,10 +213,14 @@ class FlowNetwork final : public Backend {
   uint64_t pace_from_;               // flow.pace_from
   uint64_t mouse_bytes_;             // flow.mouse_bytes (0 in the reference mode)
   double full_packet_;               // wire bytes of a full packet
+  double hol_wait_;                  // flow.hol_wait (0 with hashed routings: off)
   Time quiet_until_ = Time::zero();  // a paced solve's quiet time runs until then
   uint32_t seq_ = 0;
 
   std::vector<Resource> res_;
+  std::vector<double> base_;  // each resource's capacity without head-of-line waits
+  std::vector<Hol> hol_;      // per resource while hol_wait_ > 0
+  std::vector<uint32_t> hol_dirty_;
   std::vector<Flow> flows_;
   uint32_t free_flows_ = kNoId;
   std::vector<uint32_t> heap_;   // flows by (next milestone, id)

@@ -142,6 +142,13 @@ struct FlowConfig {
   // share it would get on each resource as it starts, one after another with the mice before it
   // there, and leaves the other flows' rates alone. 0 = every message is solved.
   Bytes mouse_bytes = Bytes(256);
+  // Head-of-line waits (docs/network-model.md, "Head-of-line waits"): a router input serves one
+  // packet at a time, and its head packet waits while another input uses its output. An input
+  // with flows to two or more outputs that other inputs also feed has its capacity divided by
+  // 1 + hol_wait x (the mean over its flows of 1 - 1/n, n the inputs feeding that flow's output).
+  // Fitted to the packet model (router input FIFOs, round robin); 0 = pure max-min.
+  // Deterministic routings only.
+  double hol_wait = 0.29;
   // Not a machine key: the solver numbers its rounds with 32-bit epochs and renumbers every
   // mark once they come within a solve's worth of this limit (a long run passes 2^32 rounds:
   // FT class D at 4,096 ranks makes hundreds of millions of solves). Tests lower it so that the
