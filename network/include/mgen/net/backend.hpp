@@ -141,10 +141,10 @@ struct BackendEntry {
 
 // network.backend = "auto" (the default): the packet model, except for jobs of more than
 // kAutoPacketRanks ranks on a fat tree or crossbar, which get the flow model (contention at
-// message-level cost; NAS kernels within 1.2% of the packet model, dense exchanges up to 25%
-// optimistic, docs/validation.md). On meshes and tori the flow model is more optimistic under
-// heavy load (up to 56%: it does not model input-FIFO blocking), so auto keeps the packet model
-// there at every size. Never a contention-blind backend: analytic
+// message-level cost; NAS kernels within 1% of the packet model, every case of the validation
+// table within 8.3%, docs/validation.md). On meshes and tori the flow model is optimistic under
+// heavy load (up to 50%: it does not model the routers' round robin starving traffic that
+// passes through), so auto keeps the packet model there at every size. Never a contention-blind backend: analytic
 // and dimemas are only used when named. A NetworkModel built without a job (the traffic
 // generator) resolves "auto" to the packet model.
 inline constexpr uint64_t kAutoPacketRanks = 256;
