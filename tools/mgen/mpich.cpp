@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "mgen/config/machine.hpp"
 
@@ -86,6 +88,9 @@ int run_launched(const char* command, const std::function<int()>& body) {
     if (err >= 0 && write(err, line.data(), line.size()) < 0) {
       // Nothing left to tell it with.
     }
+    // mpiexec forwards a process's output through its proxy, which MPI_Abort kills: give it a
+    // moment to pass the line on (without it, about one failing launch in four said nothing).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     mpi.abort(usage ? 2 : 1);
   }
 }
