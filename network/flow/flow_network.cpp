@@ -425,10 +425,13 @@ void FlowNetwork::hol_recompute() {
     }
     const double capacity = base_[in] / (1.0 + wait);
     Resource& r = res_[in];
-    // Within the tolerance of the capacity it has, it keeps it: under dense traffic every start
-    // moves an input's mix a little, and each change re-solves every flow on it. The rule is on
-    // the state alone, so the reference mode sees the same capacities.
-    if (std::abs(capacity - r.capacity) <= std::max(tol_, 0.03) * base_[in]) continue;
+    // Within 3% of its link (or the tolerance) of the capacity it has, it keeps it: under dense
+    // traffic every start moves an input's mix a little, and each change re-solves the flows on
+    // it. Without a wait it always gets its whole link back, so a lone message keeps its closed
+    // form. The capacity so depends on the order flows came and went, which the reference mode
+    // replays in the same order.
+    if (wait > 0 ? std::abs(capacity - r.capacity) <= std::max(tol_, 0.03) * base_[in] : capacity == r.capacity)
+      continue;
     r.capacity = capacity;
     // Over its new capacity, every flow on it must be re-solved (some are held elsewhere and
     // must slow down); otherwise only the flows it holds, as after an end; a resource that holds
@@ -514,7 +517,8 @@ void FlowNetwork::solve() {
   // Start from the flows that can change first: new flows, and flows bottlenecked where a flow
   // started or ended. The checks below pull in whichever others must follow. The reference mode
   // takes every flow, from scratch.
-  // A resource whose capacity changed (head-of-line waits) re-solves every flow on it.
+  // A resource whose capacity dropped below its usage (head-of-line waits) re-solves every flow
+  // on it.
   if (reference_) add_all();
   for (uint32_t r : seeds_) {
     const bool all = !hol_.empty() && hol_[r].all;

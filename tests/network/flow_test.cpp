@@ -431,6 +431,30 @@ TEST_CASE("flow: a mouse takes the share it finds and leaves the other flows' ra
   }
 }
 
+TEST_CASE("flow: an input whose waits end gets its whole link back", "[flow]") {
+  // An input's capacity moves in steps of at least 3% of its link, so a small wait may be left
+  // as it is; a wait of zero must not be. Endpoint 0's first two messages share their outputs
+  // with endpoint 11's (waits: its capacity drops), ten more to outputs nobody else uses
+  // dilute the wait to 2.4% of the link, then the first two end (no wait left, a step under 3%).
+  // Afterwards a lone message from endpoint 0 takes the closed form to the picosecond (before
+  // the fix it ran at 97.6% of its link, for good).
+  NetworkConfig c = flow_config("crossbar");
+  c.flow.hol_wait = 0.29;
+  Harness h(c);
+  std::vector<Send> sends = {{Time::zero(), 11, 1, 400000},
+                             {Time::zero(), 11, 2, 400000},
+                             {Time::zero(), 0, 1, 65536},
+                             {Time::zero(), 0, 2, 65536}};
+  for (EndpointId d = 3; d <= 12; ++d)
+    sends.emplace_back(Time::ns(d), 0, d, 100000);
+  const Time late = Time::ms(2);
+  sends.emplace_back(late, 0, 5, 65536);
+  run_sends(h, sends);
+  const uint64_t lone = sends.size() - 1;
+  CHECK(h.records[lone].injected == late);
+  CHECK(h.latency(lone) == h.net.zero_load(0, 5, Bytes(65536)).delivered);
+}
+
 TEST_CASE("flow: mice in random waves stay near exact max-min", "[flow]") {
   // The waves with their 8-byte messages as mice, against exact max-min solving them too, and
   // both against the packet backend (simple_config: the same machine).
