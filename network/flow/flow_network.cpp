@@ -364,6 +364,10 @@ void FlowNetwork::detach(uint32_t id) {
 // ---------------------------------------------------------------- head-of-line waits
 
 namespace {
+// An input's capacity follows its waits in steps of at least this share of its link
+// (docs/network-model.md, "Head-of-line waits"; docs/PERFORMANCE.md for the steps tried).
+constexpr double kHolStep = 0.03;
+
 // Adds `delta` to the count of `key` in `list`; true when the key came in or went out.
 bool add_count(std::vector<std::pair<uint32_t, uint32_t>>& list, uint32_t key, int delta) {
   for (size_t i = 0; i < list.size(); ++i) {
@@ -392,7 +396,6 @@ void FlowNetwork::hol_count(const Flow& f, int delta) {
     const uint32_t in = f.uses[j].res, out = f.uses[j + 1].res;
     Hol& hi = hol_[in];
     add_count(hi.outs, out, delta);
-    hi.flows = static_cast<uint32_t>(static_cast<int64_t>(hi.flows) + delta);
     hol_mark(in);
     // A new or a last input at an output changes the waits of every input feeding it.
     if (add_count(hol_[out].ins, in, delta)) {
@@ -414,14 +417,15 @@ void FlowNetwork::hol_recompute() {
     h.dirty = false;
     double wait = 0;
     if (h.outs.size() >= 2) {
-      uint32_t contended = 0;
+      uint32_t contended = 0, flows = 0;
       for (const auto& [out, n] : h.outs) {
+        flows += n;
         const size_t feeders = hol_[out].ins.size();
         if (feeders < 2) continue;
         ++contended;
         wait += static_cast<double>(n) * (1.0 - 1.0 / static_cast<double>(feeders));
       }
-      wait = contended >= 2 ? wait * hol_wait_ / static_cast<double>(h.flows) : 0.0;
+      wait = contended >= 2 ? wait * hol_wait_ / static_cast<double>(flows) : 0.0;
     }
     const double capacity = base_[in] / (1.0 + wait);
     Resource& r = res_[in];
@@ -430,7 +434,7 @@ void FlowNetwork::hol_recompute() {
     // it. Without a wait it always gets its whole link back, so a lone message keeps its closed
     // form. The capacity so depends on the order flows came and went, which the reference mode
     // replays in the same order.
-    if (wait > 0 ? std::abs(capacity - r.capacity) <= std::max(tol_, 0.03) * base_[in] : capacity == r.capacity)
+    if (wait > 0 ? std::abs(capacity - r.capacity) <= std::max(tol_, kHolStep) * base_[in] : capacity == r.capacity)
       continue;
     r.capacity = capacity;
     // Over its new capacity, every flow on it must be re-solved (some are held elsewhere and

@@ -38,7 +38,8 @@
 // outputs wait too. An input with flows to two or more outputs that other inputs also feed has
 // its capacity divided by 1 + hol_wait x (the mean, over its flows, of 1 - 1/n, n the number of
 // inputs feeding that flow's output), recomputed as flows start and end, in steps of at least
-// 3% of its link. Deterministic routings only (one route per message).
+// 3% of its link (the whole link back at once when no wait is left). Deterministic routings only
+// (one route per message).
 #pragma once
 
 #include <cstdint>
@@ -133,9 +134,8 @@ class FlowNetwork final : public Backend {
   struct Hol {
     std::vector<std::pair<uint32_t, uint32_t>> outs;  // (output resource, flows)
     std::vector<std::pair<uint32_t, uint32_t>> ins;   // (input resource, flows)
-    uint32_t flows = 0;                               // flows in `outs`
     bool dirty = false;                               // in hol_dirty_
-    bool all = false;                                 // capacity changed: re-solve every member
+    bool all = false;  // capacity dropped below usage: the next solve re-solves every member
   };
 
   // Resource numbering: per endpoint its source DMA, injection link and receive DMA, then one per
