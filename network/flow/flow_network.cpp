@@ -130,8 +130,10 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     flows_.emplace_back();
   }
   Flow& f = flows_[id];
-  std::vector<Use> uses = std::move(f.uses);
+  UseList kept = std::move(f.uses);  // its heap buffer, if any, is reused
   f = Flow{};
+  f.uses = std::move(kept);
+  std::vector<Use>& uses = route_;
   uses.clear();
   f.cookie = cookie;
   f.posted = now;
@@ -172,7 +174,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     uses.push_back(Use{inj_link(dst), 0, back});
     add_route(dst, src, packets, seq, back, uses);
   }
-  f.uses = std::move(uses);
+  f.uses.assign(uses.data(), uses.data() + uses.size());
 
   // Alone on the network: the tightest of its resources.
   double alone = std::numeric_limits<double>::infinity();

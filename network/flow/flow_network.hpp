@@ -42,8 +42,10 @@
 // (one route per message).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "analytic/zero_load.hpp"
@@ -85,29 +87,94 @@ class FlowNetwork final : public Backend {
     uint32_t slot = 0;  // index of this flow in the resource's member list
     double coef = 1;    // bytes of the resource per packet of the flow
   };
-  struct Flow {
+  // A flow's uses: up to kInlineUses inside the flow, so that a solve reads a flow and its
+  // resources from adjacent cache lines (a 2- or 3-level fat tree's routes fit); longer routes
+  // (a torus's, FMA's reverse paths) go to the heap.
+  static constexpr uint32_t kInlineUses = 8;
+  class UseList {
+   public:
+    UseList() = default;
+    UseList(UseList&& o) noexcept { take(o); }
+    UseList& operator=(UseList&& o) noexcept {
+      if (this != &o) {
+        free_heap();
+        take(o);
+      }
+      return *this;
+    }
+    UseList(const UseList&) = delete;
+    UseList& operator=(const UseList&) = delete;
+    ~UseList() { free_heap(); }
+    // Replaces the list by [b, e); a heap buffer large enough is kept.
+    void assign(const Use* b, const Use* e) {
+      const auto n = static_cast<uint32_t>(e - b);
+      if (n > kInlineUses && n > cap_) {
+        free_heap();
+        data_ = new Use[n];
+        cap_ = n;
+      }
+      Use* to = n <= kInlineUses ? inline_ : data_;
+      std::copy(b, e, to);
+      if (n <= kInlineUses) {
+        free_heap();  // back inside
+        data_ = inline_;
+      }
+      size_ = n;
+    }
+    uint32_t size() const { return size_; }
+    Use& operator[](uint32_t i) { return data_[i]; }
+    const Use& operator[](uint32_t i) const { return data_[i]; }
+    Use* begin() { return data_; }
+    Use* end() { return data_ + size_; }
+    const Use* begin() const { return data_; }
+    const Use* end() const { return data_ + size_; }
+
+   private:
+    void free_heap() {
+      if (data_ != inline_) delete[] data_;
+      data_ = inline_;
+      cap_ = 0;
+    }
+    void take(UseList& o) {
+      size_ = std::exchange(o.size_, 0);
+      cap_ = std::exchange(o.cap_, 0);
+      if (o.data_ == o.inline_) {
+        std::copy(o.inline_, o.inline_ + size_, inline_);
+        data_ = inline_;
+      } else {
+        data_ = std::exchange(o.data_, o.inline_);
+      }
+    }
+    Use* data_ = inline_;  // inline_ or a heap buffer of cap_ uses
+    uint32_t size_ = 0, cap_ = 0;
+    Use inline_[kInlineUses];
+  };
+  struct alignas(64) Flow {
+    // What a solve reads first: the first two cache lines hold these and up to five uses.
+    uint32_t mark = 0;  // solve epoch in which the flow is being re-solved
+    uint32_t bottleneck = kNoId, new_bottleneck = kNoId;
+    bool active = false;  // on its resources
+    bool frozen = false;
+    bool sent = false, delivered = false;
+    double rate = 0;      // max-min rate, packets/ps
+    double new_rate = 0;  // a solve's candidate
+    UseList uses;
+    // The rest.
     uint64_t cookie = 0;
     Time posted;
-    Time last;            // when rem was last brought up to date
-    Time ld;              // delivered = bytes done + ld
-    int64_t ls = 0;       // sent = bytes done + ls (ps; negative: before the bytes are done)
-    double alone = 0;     // rate alone on the network, packets/ps
-    double rate = 0;      // max-min rate, packets/ps
-    double rem = 0;       // bandwidth work left, ps at rate `alone`
-    double new_rate = 0;  // a solve's candidate
-    uint32_t bottleneck = kNoId, new_bottleneck = kNoId;
-    uint32_t heap = kNoId;  // position in the milestone heap
+    Time last;              // when rem was last brought up to date
+    Time ld;                // delivered = bytes done + ld
+    int64_t ls = 0;         // sent = bytes done + ls (ps; negative: before the bytes are done)
+    double alone = 0;       // rate alone on the network, packets/ps
+    double rem = 0;         // bandwidth work left, ps at rate `alone`
     Time key;               // its next milestone while in the heap
-    uint32_t mark = 0;      // solve epoch in which the flow is being re-solved
+    uint32_t heap = kNoId;  // position in the milestone heap
     uint32_t next_free = kNoId;
-    bool active = false;  // on its resources
-    bool sent = false, delivered = false;
-    bool frozen = false;
     // uses[route_begin, route_end): the injection link, then each router output in route order
     // (head-of-line waits); empty for hashed routings
     uint16_t route_begin = 0, route_end = 0;
-    std::vector<Use> uses;
   };
+  static_assert(sizeof(Flow) == 256);  // four cache lines
   struct Member {
     uint32_t flow = 0;
     uint32_t use = 0;  // index into the flow's uses
@@ -239,6 +306,7 @@ class FlowNetwork final : public Backend {
   Time paced_wait_sum_;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, added_;
+  std::vector<Use> route_;  // inject's scratch: the new flow's uses
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
 
