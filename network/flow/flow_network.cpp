@@ -19,6 +19,8 @@ constexpr double kPsPerS = 1e12;
 constexpr double kEps = 1e-9;
 // Packets sampled per message to weigh the links of a routing that spreads packets.
 constexpr uint64_t kRouteSamples = 16;
+// How many flows ahead the passes over a solve's set load the flows they will read.
+constexpr size_t kAhead = 16;
 
 double bytes_per_ps(Bandwidth b) {
   return static_cast<double>(b.bytes_per_s()) / kPsPerS;
@@ -128,6 +130,8 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
   } else {
     id = static_cast<uint32_t>(flows_.size());
     flows_.emplace_back();
+    open_.push_back(0);
+    bneck_.push_back(kNoId);
   }
   Flow& f = flows_[id];
   UseList kept = std::move(f.uses);  // its heap buffer, if any, is reused
@@ -356,8 +360,9 @@ void FlowNetwork::detach(uint32_t id) {
     r.usage -= u.coef * f.rate;
     if (r.members.empty()) r.usage = 0;
   }
-  if (f.bottleneck != kNoId) --res_[f.bottleneck].bottlenecked;
-  f.bottleneck = kNoId;
+  uint32_t& b = bneck_[id];
+  if (b != kNoId) --res_[b].bottlenecked;
+  b = kNoId;
   f.rate = 0;
   f.active = false;
   if (hol_wait_ > 0) hol_count(f, -1);
@@ -484,6 +489,7 @@ void FlowNetwork::touch_freed(const Flow& f) {
 void FlowNetwork::renumber_epochs() {
   for (Flow& f : flows_)
     f.mark = 0;
+  std::fill(open_.begin(), open_.end(), 0);
   for (Resource& r : res_)
     r.mark = 0;
   epoch_ = 0;
@@ -507,12 +513,50 @@ void FlowNetwork::solve() {
   // before the counter could wrap within it (a mark must never meet a stale one).
   if (uint64_t{epoch_} + flows_.size() + 2 >= epoch_limit_) renumber_epochs();
   const uint32_t epoch = next_epoch();
+  uint32_t rmark = next_epoch();
+  // A flow's first two cache lines: what the solve reads, and up to five uses.
+  auto prefetch_flow = [this](uint32_t id) {
+    const char* p = reinterpret_cast<const char*>(&flows_[id]);
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+  };  // the resources of the current round
   set_.clear();
+  rlist_.clear();
+  // The resources of the set, with the capacity the fixed flows leave them: `gather` adds a set
+  // flow's part. In the first round each flow is gathered as it joins the set, while it is in
+  // the cache (the seeding has just read it).
+  auto gather = [&](uint32_t id) {
+    Flow& f = flows_[id];
+    open_[id] = epoch;
+    f.new_rate = 0;
+    f.new_bottleneck = kNoId;
+    for (const Use& u : f.uses) {
+      Resource& r = res_[u.res];
+      if (r.mark != rmark) {
+        r.mark = rmark;
+        rlist_.push_back(u.res);
+        r.fixed = r.usage;
+        r.wsum = 0;
+        r.unfrozen = 0;
+        r.in_set = 0;
+        r.old_b = 0;
+        r.new_b = 0;
+        r.max_new = 0;
+      }
+      r.fixed -= u.coef * f.rate;
+      r.wsum += u.coef;
+      ++r.unfrozen;
+      ++r.in_set;
+    }
+    if (const uint32_t b = bneck_[id]; b != kNoId) ++res_[b].old_b;
+  };
+  bool first_round = true;
   auto add_flow = [&](uint32_t id) {
     Flow& f = flows_[id];
     if (f.mark == epoch || !f.active) return;
     f.mark = epoch;
     set_.push_back(id);
+    if (first_round) gather(id);
   };
   // Every flow in flight, in the order of their slots (one pass over the flows, not one per
   // resource over its members).
@@ -530,9 +574,16 @@ void FlowNetwork::solve() {
     const bool all = !hol_.empty() && hol_[r].all;
     if (all) hol_[r].all = false;
     if (reference_) continue;
-    for (const Member& m : res_[r].members) {
-      const uint32_t b = flows_[m.flow].bottleneck;
-      if (all || b == kNoId || b == r) add_flow(m.flow);
+    const std::vector<Member>& ms = res_[r].members;
+    for (size_t i = 0; i < ms.size(); ++i) {
+      // Load ahead: the bottlenecks, then the flows that will be added.
+      if (i + 2 * kAhead < ms.size()) __builtin_prefetch(&bneck_[ms[i + 2 * kAhead].flow]);
+      if (i + kAhead < ms.size()) {
+        const uint32_t a = ms[i + kAhead].flow, ab = bneck_[a];
+        if (all || ab == kNoId || ab == r) prefetch_flow(a);
+      }
+      const uint32_t b = bneck_[ms[i].flow];
+      if (all || b == kNoId || b == r) add_flow(ms[i].flow);
     }
   }
   seeds_.clear();
@@ -546,36 +597,16 @@ void FlowNetwork::solve() {
   if (set_.empty()) return;
 
   bool full = reference_;
+  size_t changed = 0;  // flows of the set whose rate the last round changed
   for (;;) {
     solved_flows_ += set_.size();
-    // The resources of the set, with the capacity the fixed flows leave them.
-    rlist_.clear();
-    const uint32_t rmark = next_epoch();
-    for (uint32_t id : set_) {
-      Flow& f = flows_[id];
-      f.frozen = false;
-      f.new_rate = 0;
-      f.new_bottleneck = kNoId;
-      for (const Use& u : f.uses) {
-        Resource& r = res_[u.res];
-        if (r.mark != rmark) {
-          r.mark = rmark;
-          rlist_.push_back(u.res);
-          r.fixed = r.usage;
-          r.wsum = 0;
-          r.unfrozen = 0;
-          r.in_set = 0;
-          r.old_b = 0;
-          r.new_b = 0;
-          r.max_new = 0;
-        }
-        r.fixed -= u.coef * f.rate;
-        r.wsum += u.coef;
-        ++r.unfrozen;
-        ++r.in_set;
-      }
-      if (f.bottleneck != kNoId) ++res_[f.bottleneck].old_b;
+    if (!first_round) {
+      rlist_.clear();
+      rmark = next_epoch();
+      for (uint32_t id : set_)
+        gather(id);
     }
+    first_round = false;
     // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
     // freezes its flows at that rate. Ties go to the lower resource number.
     // A freeze at the current level never lowers another resource's key (its fair share
@@ -597,6 +628,7 @@ void FlowNetwork::solve() {
     std::make_heap(pq_.begin(), pq_.end(), cmp);
     double level = 0;
     size_t unfrozen_flows = set_.size();
+    changed = 0;
     while (!pq_.empty() && unfrozen_flows > 0) {
       std::pop_heap(pq_.begin(), pq_.end(), cmp);
       const auto [k, rid] = pq_.back();
@@ -610,11 +642,18 @@ void FlowNetwork::solve() {
       }
       level = std::max(level, k);
       // The set's flows on it, in the order of its members.
-      for (const Member& m : r.members) {
+      const std::vector<Member>& ms = r.members;
+      for (size_t i = 0; i < ms.size(); ++i) {
+        // open_ (4 bytes a flow) skips the members outside the set, and those frozen, without
+        // reading the flow. Load ahead: open_, then the flows that will freeze.
+        if (i + 2 * kAhead < ms.size()) __builtin_prefetch(&open_[ms[i + 2 * kAhead].flow]);
+        if (i + kAhead < ms.size() && open_[ms[i + kAhead].flow] == epoch) prefetch_flow(ms[i + kAhead].flow);
+        const Member& m = ms[i];
+        if (open_[m.flow] != epoch) continue;
+        open_[m.flow] = 0;
         Flow& f = flows_[m.flow];
-        if (f.mark != epoch || f.frozen) continue;
-        f.frozen = true;
         f.new_rate = level;
+        changed += level != f.rate;
         f.new_bottleneck = rid;
         ++r.new_b;
         --unfrozen_flows;
@@ -648,8 +687,7 @@ void FlowNetwork::solve() {
       const uint32_t outside_b = r.bottlenecked - r.old_b;
       if (outside_b > 0 && (!saturated || r.max_new > r.level * (1 + kEps))) {
         for (const Member& m : r.members) {
-          const Flow& g = flows_[m.flow];
-          if (g.mark != epoch && g.bottleneck == rid) pull(m.flow);
+          if (bneck_[m.flow] == rid && flows_[m.flow].mark != epoch) pull(m.flow);
         }
       }
       // A set flow bottlenecked here must be at least as fast as every fixed flow here. Those
@@ -685,47 +723,47 @@ void FlowNetwork::solve() {
     if (r.usage < 0) r.usage = 0;
     if (r.new_b > 0) r.level = r.max_new;
   }
-  size_t changed = 0;
-  for (uint32_t id : set_) {
-    Flow& f = flows_[id];
-    if (f.bottleneck != f.new_bottleneck) {
-      if (f.bottleneck != kNoId) --res_[f.bottleneck].bottlenecked;
-      ++res_[f.new_bottleneck].bottlenecked;
-      f.bottleneck = f.new_bottleneck;
+  // New bottlenecks and rates in one pass over the set. Many new rates (a dense batch): set
+  // them all, then heapify once, instead of moving each flow in the milestone heap. The heap
+  // orders by (milestone, flow), so the order milestones come out in is the same either way.
+  const bool rebuild = changed * 4 > heap_.size() + 64;
+  const Time now = engine_.now();
+  for (size_t i = 0; i < set_.size(); ++i) {
+    if (i + kAhead < set_.size()) {
+      // A large set is not in the cache any more: load the flow, and the line rerate() reads.
+      const char* ahead = reinterpret_cast<const char*>(&flows_[set_[i + kAhead]]);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 192);
     }
-    changed += f.new_rate != f.rate;
-  }
-  // Many new rates (a dense batch): set them all, then heapify once, instead of moving each
-  // flow in the milestone heap. The heap orders by (milestone, flow), so the order milestones
-  // come out in is the same either way.
-  if (changed * 4 > heap_.size() + 64) {
-    const Time now = engine_.now();
-    for (uint32_t id : set_) {
-      Flow& f = flows_[id];
-      if (f.new_rate == f.rate) continue;
+    const uint32_t id = set_[i];
+    Flow& f = flows_[id];
+    if (uint32_t& b = bneck_[id]; b != f.new_bottleneck) {
+      if (b != kNoId) --res_[b].bottlenecked;
+      ++res_[f.new_bottleneck].bottlenecked;
+      b = f.new_bottleneck;
+    }
+    if (f.new_rate == f.rate) continue;
+    if (rebuild) {
       rerate(f, f.new_rate, now);
       f.key = milestone(f);
       if (f.heap == kNoId && f.key != Time::max()) {
         f.heap = static_cast<uint32_t>(heap_.size());
         heap_.push_back(id);
       }
-    }
-    heap_rebuild();
-  } else {
-    for (uint32_t id : set_) {
-      Flow& f = flows_[id];
-      if (f.new_rate != f.rate) set_rate(id, f.new_rate);
+    } else {
+      set_rate(id, f.new_rate);
     }
   }
+  if (rebuild) heap_rebuild();
   if (pace_ > Time::zero() && solved_flows_ - solved_before >= pace_from_) {
     // Paced: the next solve waits in proportion to the flows in flight, at most a share of the
     // mean time the flows just re-solved still need.
     ++paced_solves_;
-    const Time now = engine_.now();
     double ahead = 0;
     uint64_t counted = 0;
-    for (uint32_t id : set_) {
-      const Flow& f = flows_[id];
+    for (size_t i = 0; i < set_.size(); ++i) {
+      if (i + kAhead < set_.size()) __builtin_prefetch(reinterpret_cast<const char*>(&flows_[set_[i + kAhead]]) + 192);
+      const Flow& f = flows_[set_[i]];
       if (f.heap == kNoId) continue;
       ahead += static_cast<double>((f.key - now).count_ps());
       ++counted;

@@ -151,10 +151,9 @@ class FlowNetwork final : public Backend {
   };
   struct alignas(64) Flow {
     // What a solve reads first: the first two cache lines hold these and up to five uses.
-    uint32_t mark = 0;  // solve epoch in which the flow is being re-solved
-    uint32_t bottleneck = kNoId, new_bottleneck = kNoId;
-    bool active = false;  // on its resources
-    bool frozen = false;
+    uint32_t mark = 0;                // solve epoch in which the flow is being re-solved
+    uint32_t new_bottleneck = kNoId;  // a solve's candidate for bneck_
+    bool active = false;              // on its resources
     bool sent = false, delivered = false;
     double rate = 0;      // max-min rate, packets/ps
     double new_rate = 0;  // a solve's candidate
@@ -306,6 +305,11 @@ class FlowNetwork final : public Backend {
   Time paced_wait_sum_;
   // solve scratch
   std::vector<uint32_t> set_, rlist_, added_;
+  // Per flow slot: the solve's epoch while the flow is in the set and not yet frozen, else 0.
+  std::vector<uint32_t> open_;
+  // Per flow slot: the resource its rate is bottlenecked at (kNoId: not solved yet, or not on
+  // the network). Apart from the flows, so that the seeding reads 4 bytes per member.
+  std::vector<uint32_t> bneck_;
   std::vector<Use> route_;  // inject's scratch: the new flow's uses
   std::vector<std::pair<double, uint32_t>> pq_;
   std::vector<uint32_t> finished_;
