@@ -514,11 +514,21 @@ void FlowNetwork::solve() {
   if (uint64_t{epoch_} + flows_.size() + 2 >= epoch_limit_) renumber_epochs();
   const uint32_t epoch = next_epoch();
   uint32_t rmark = next_epoch();
-  // A flow's first two cache lines: what the solve reads, and up to five uses.
+  // A flow's first three cache lines: what the solve reads, and up to eight uses.
   auto prefetch_flow = [this](uint32_t id) {
     const char* p = reinterpret_cast<const char*>(&flows_[id]);
     __builtin_prefetch(p);
     __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + 128);
+  };
+  // Then, once that has come (kAhead / 2 later), a longer route's uses on the heap.
+  auto prefetch_heap_uses = [this](uint32_t id) {
+    const UseList& uses = flows_[id].uses;
+    if (uses.size() <= kInlineUses) return;
+    const char* p = reinterpret_cast<const char*>(uses.begin());
+    const char* end = reinterpret_cast<const char*>(uses.end());
+    for (; p < end; p += 64)
+      __builtin_prefetch(p);
   };  // the resources of the current round
   set_.clear();
   rlist_.clear();
@@ -582,6 +592,10 @@ void FlowNetwork::solve() {
         const uint32_t a = ms[i + kAhead].flow, ab = bneck_[a];
         if (all || ab == kNoId || ab == r) prefetch_flow(a);
       }
+      if (i + kAhead / 2 < ms.size()) {
+        const uint32_t a = ms[i + kAhead / 2].flow, ab = bneck_[a];
+        if (all || ab == kNoId || ab == r) prefetch_heap_uses(a);
+      }
       const uint32_t b = bneck_[ms[i].flow];
       if (all || b == kNoId || b == r) add_flow(ms[i].flow);
     }
@@ -603,8 +617,11 @@ void FlowNetwork::solve() {
     if (!first_round) {
       rlist_.clear();
       rmark = next_epoch();
-      for (uint32_t id : set_)
-        gather(id);
+      for (size_t i = 0; i < set_.size(); ++i) {
+        if (i + kAhead < set_.size()) prefetch_flow(set_[i + kAhead]);
+        if (i + kAhead / 2 < set_.size()) prefetch_heap_uses(set_[i + kAhead / 2]);
+        gather(set_[i]);
+      }
     }
     first_round = false;
     // Progressive filling: all unfrozen flows grow at one rate; the resource that fills first
@@ -648,6 +665,9 @@ void FlowNetwork::solve() {
         // reading the flow. Load ahead: open_, then the flows that will freeze.
         if (i + 2 * kAhead < ms.size()) __builtin_prefetch(&open_[ms[i + 2 * kAhead].flow]);
         if (i + kAhead < ms.size() && open_[ms[i + kAhead].flow] == epoch) prefetch_flow(ms[i + kAhead].flow);
+        if (i + kAhead / 2 < ms.size() && open_[ms[i + kAhead / 2].flow] == epoch) {
+          prefetch_heap_uses(ms[i + kAhead / 2].flow);
+        }
         const Member& m = ms[i];
         if (open_[m.flow] != epoch) continue;
         open_[m.flow] = 0;
