@@ -132,6 +132,7 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     flows_.emplace_back();
     open_.push_back(0);
     bneck_.push_back(kNoId);
+    hpos_.push_back(kNoId);
   }
   Flow& f = flows_[id];
   UseList kept = std::move(f.uses);  // its heap buffer, if any, is reused
@@ -766,9 +767,11 @@ void FlowNetwork::solve() {
     if (rebuild) {
       rerate(f, f.new_rate, now);
       f.key = milestone(f);
-      if (f.heap == kNoId && f.key != Time::max()) {
-        f.heap = static_cast<uint32_t>(heap_.size());
-        heap_.push_back(id);
+      if (uint32_t& pos = hpos_[id]; pos != kNoId) {
+        heap_[pos].key = f.key;
+      } else if (f.key != Time::max()) {
+        pos = static_cast<uint32_t>(heap_.size());
+        heap_.push_back(HeapEntry{f.key, id});
       }
     } else {
       set_rate(id, f.new_rate);
@@ -783,8 +786,8 @@ void FlowNetwork::solve() {
     uint64_t counted = 0;
     for (size_t i = 0; i < set_.size(); ++i) {
       if (i + kAhead < set_.size()) __builtin_prefetch(reinterpret_cast<const char*>(&flows_[set_[i + kAhead]]) + 192);
+      if (hpos_[set_[i]] == kNoId) continue;
       const Flow& f = flows_[set_[i]];
-      if (f.heap == kNoId) continue;
       ahead += static_cast<double>((f.key - now).count_ps());
       ++counted;
     }
@@ -825,36 +828,34 @@ Time FlowNetwork::milestone(const Flow& f) const {
   return f.last + Time::ps(static_cast<int64_t>(dt));
 }
 
-bool FlowNetwork::heap_less(uint32_t a, uint32_t b) const {
-  const Flow& fa = flows_[a];
-  const Flow& fb = flows_[b];
-  return fa.key != fb.key ? fa.key < fb.key : a < b;
-}
-
 void FlowNetwork::heap_up(uint32_t i) {
+  const HeapEntry e = heap_[i];
   while (i > 0) {
     const uint32_t parent = (i - 1) / 2;
-    if (!heap_less(heap_[i], heap_[parent])) break;
-    std::swap(heap_[i], heap_[parent]);
-    flows_[heap_[i]].heap = i;
-    flows_[heap_[parent]].heap = parent;
+    if (!heap_less(e, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    hpos_[heap_[i].flow] = i;
     i = parent;
   }
+  heap_[i] = e;
+  hpos_[e.flow] = i;
 }
 
 void FlowNetwork::heap_down(uint32_t i) {
   const uint32_t n = static_cast<uint32_t>(heap_.size());
+  const HeapEntry e = heap_[i];
   for (;;) {
     const uint32_t l = 2 * i + 1, r = l + 1;
-    uint32_t best = i;
-    if (l < n && heap_less(heap_[l], heap_[best])) best = l;
-    if (r < n && heap_less(heap_[r], heap_[best])) best = r;
-    if (best == i) return;
-    std::swap(heap_[i], heap_[best]);
-    flows_[heap_[i]].heap = i;
-    flows_[heap_[best]].heap = best;
+    uint32_t best = l;
+    if (l >= n) break;
+    if (r < n && heap_less(heap_[r], heap_[l])) best = r;
+    if (!heap_less(heap_[best], e)) break;
+    heap_[i] = heap_[best];
+    hpos_[heap_[i].flow] = i;
     i = best;
   }
+  heap_[i] = e;
+  hpos_[e.flow] = i;
 }
 
 void FlowNetwork::heap_update(uint32_t id) {
@@ -864,26 +865,27 @@ void FlowNetwork::heap_update(uint32_t id) {
     heap_remove(id);
     return;
   }
-  if (f.heap == kNoId) {
-    f.heap = static_cast<uint32_t>(heap_.size());
-    heap_.push_back(id);
-    heap_up(f.heap);
+  if (hpos_[id] == kNoId) {
+    hpos_[id] = static_cast<uint32_t>(heap_.size());
+    heap_.push_back(HeapEntry{f.key, id});
+    heap_up(hpos_[id]);
   } else {
-    heap_up(f.heap);
-    heap_down(f.heap);
+    const uint32_t i = hpos_[id];
+    heap_[i].key = f.key;
+    heap_up(i);
+    heap_down(hpos_[id]);
   }
 }
 
 void FlowNetwork::heap_rebuild() {
   size_t n = 0;
-  for (uint32_t id : heap_) {
-    Flow& f = flows_[id];
-    if (f.key == Time::max()) {
-      f.heap = kNoId;
+  for (const HeapEntry& e : heap_) {
+    if (e.key == Time::max()) {
+      hpos_[e.flow] = kNoId;
       continue;
     }
-    f.heap = static_cast<uint32_t>(n);
-    heap_[n++] = id;
+    hpos_[e.flow] = static_cast<uint32_t>(n);
+    heap_[n++] = e;
   }
   heap_.resize(n);
   for (size_t i = n / 2; i-- > 0;)
@@ -891,22 +893,21 @@ void FlowNetwork::heap_rebuild() {
 }
 
 void FlowNetwork::heap_remove(uint32_t id) {
-  Flow& f = flows_[id];
-  const uint32_t i = f.heap;
+  const uint32_t i = hpos_[id];
   if (i == kNoId) return;
-  f.heap = kNoId;
-  const uint32_t last = heap_.back();
+  hpos_[id] = kNoId;
+  const HeapEntry last = heap_.back();
   heap_.pop_back();
-  if (last == id) return;
+  if (last.flow == id) return;
   heap_[i] = last;
-  flows_[last].heap = i;
+  hpos_[last.flow] = i;
   heap_up(i);
-  heap_down(flows_[last].heap);
+  heap_down(hpos_[last.flow]);
 }
 
 void FlowNetwork::ensure_wake() {
   if (heap_.empty()) return;
-  const Time next = flows_[heap_[0]].key;
+  const Time next = heap_[0].key;
   if (!wakes_.empty() && *wakes_.begin() <= next) return;
   wakes_.insert(next);
   engine_.schedule(next, kinds_[kWake], 0);
@@ -916,8 +917,8 @@ void FlowNetwork::on_wake() {
   const Time now = engine_.now();
   if (auto it = wakes_.find(now); it != wakes_.end()) wakes_.erase(it);
   finished_.clear();
-  while (!heap_.empty() && flows_[heap_[0]].key <= now) {
-    const uint32_t id = heap_[0];
+  while (!heap_.empty() && heap_[0].key <= now) {
+    const uint32_t id = heap_[0].flow;
     Flow& f = flows_[id];
     advance(f, now);
     if (!f.sent && f.ls < 0 && f.rem > 0.5) {

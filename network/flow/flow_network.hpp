@@ -161,13 +161,12 @@ class FlowNetwork final : public Backend {
     // The rest.
     uint64_t cookie = 0;
     Time posted;
-    Time last;              // when rem was last brought up to date
-    Time ld;                // delivered = bytes done + ld
-    int64_t ls = 0;         // sent = bytes done + ls (ps; negative: before the bytes are done)
-    double alone = 0;       // rate alone on the network, packets/ps
-    double rem = 0;         // bandwidth work left, ps at rate `alone`
-    Time key;               // its next milestone while in the heap
-    uint32_t heap = kNoId;  // position in the milestone heap
+    Time last;         // when rem was last brought up to date
+    Time ld;           // delivered = bytes done + ld
+    int64_t ls = 0;    // sent = bytes done + ls (ps; negative: before the bytes are done)
+    double alone = 0;  // rate alone on the network, packets/ps
+    double rem = 0;    // bandwidth work left, ps at rate `alone`
+    Time key;          // its next milestone while in the heap
     uint32_t next_free = kNoId;
     // uses[route_begin, route_end): the injection link, then each router output in route order
     // (head-of-line waits); empty for hashed routings
@@ -254,7 +253,14 @@ class FlowNetwork final : public Backend {
   void heap_rebuild();  // drops flows without a milestone, then restores the heap order
   void heap_up(uint32_t i);
   void heap_down(uint32_t i);
-  bool heap_less(uint32_t a, uint32_t b) const;
+  // The milestone heap's order: (milestone, flow).
+  struct HeapEntry {
+    Time key;
+    uint32_t flow = 0;
+  };
+  static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
+    return a.key != b.key ? a.key < b.key : a.flow < b.flow;
+  }
   void ensure_wake();
   void on_wake();
   void finish(uint32_t f);
@@ -289,7 +295,8 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> hol_dirty_;
   std::vector<Flow> flows_;
   uint32_t free_flows_ = kNoId;
-  std::vector<uint32_t> heap_;   // flows by (next milestone, id)
+  std::vector<HeapEntry> heap_;  // flows by (next milestone, id), with their milestones
+  std::vector<uint32_t> hpos_;   // per flow slot: its position in heap_, or kNoId
   std::multiset<Time> wakes_;    // wake-ups scheduled and not yet run
   std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
   std::set<Time> solve_events_;  // kSolve events scheduled and not yet run
