@@ -638,26 +638,24 @@ void FlowNetwork::solve() {
     for (uint32_t rid : rlist_) {
       Resource& r = res_[rid];
       r.left = std::max(0.0, r.capacity - r.fixed);
-      pq_.emplace_back(key(r), rid);
+      pq_.push_unordered(key(r), rid);
     }
-    auto cmp = [](const std::pair<double, uint32_t>& a, const std::pair<double, uint32_t>& b) {
-      return a.first != b.first ? a.first > b.first : a.second > b.second;
-    };
-    std::make_heap(pq_.begin(), pq_.end(), cmp);
+    pq_.heapify();
     double level = 0;
     size_t unfrozen_flows = set_.size();
     changed = 0;
     while (!pq_.empty() && unfrozen_flows > 0) {
-      std::pop_heap(pq_.begin(), pq_.end(), cmp);
-      const auto [k, rid] = pq_.back();
-      pq_.pop_back();
+      const auto [k, rid] = pq_.top();
       Resource& r = res_[rid];
-      if (r.unfrozen == 0) continue;  // every flow on it is frozen
-      if (const double now = key(r); now != k) {
-        pq_.emplace_back(now, rid);  // raised since it was queued
-        std::push_heap(pq_.begin(), pq_.end(), cmp);
+      if (r.unfrozen == 0) {  // every flow on it is frozen
+        pq_.pop();
         continue;
       }
+      if (const double now = key(r); now != k) {
+        pq_.raise_top(now);  // raised since it was queued
+        continue;
+      }
+      pq_.pop();
       level = std::max(level, k);
       // The set's flows on it, in the order of its members.
       const std::vector<Member>& ms = r.members;

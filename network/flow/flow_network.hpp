@@ -318,7 +318,53 @@ class FlowNetwork final : public Backend {
   // the network). Apart from the flows, so that the seeding reads 4 bytes per member.
   std::vector<uint32_t> bneck_;
   std::vector<Use> route_;  // inject's scratch: the new flow's uses
-  std::vector<std::pair<double, uint32_t>> pq_;
+  // The filling's queue of resources by (fair share, resource): a 4-ary min-heap (half the
+  // depth of a binary one), whose top can be raised in place.
+  class ShareQueue {
+   public:
+    using Entry = std::pair<double, uint32_t>;
+    void clear() { h_.clear(); }
+    void push_unordered(double key, uint32_t res) { h_.emplace_back(key, res); }
+    void heapify() {
+      for (size_t i = h_.size() / 4 + 1; i-- > 0;)
+        down(i);
+    }
+    bool empty() const { return h_.empty(); }
+    const Entry& top() const { return h_.front(); }
+    void pop() {
+      h_.front() = h_.back();
+      h_.pop_back();
+      if (!h_.empty()) down(0);
+    }
+    void raise_top(double key) {
+      h_.front().first = key;
+      down(0);
+    }
+
+   private:
+    static bool less(const Entry& a, const Entry& b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    }
+    void down(size_t i) {
+      const size_t n = h_.size();
+      if (i >= n) return;
+      const Entry e = h_[i];
+      for (;;) {
+        const size_t c = 4 * i + 1;
+        if (c >= n) break;
+        size_t best = c;
+        const size_t last = std::min(c + 4, n);
+        for (size_t j = c + 1; j < last; ++j)
+          if (less(h_[j], h_[best])) best = j;
+        if (!less(h_[best], e)) break;
+        h_[i] = h_[best];
+        i = best;
+      }
+      h_[i] = e;
+    }
+    std::vector<Entry> h_;
+  };
+  ShareQueue pq_;
   std::vector<uint32_t> finished_;
 
   std::vector<LinkStats> link_stats_, nic_stats_;
