@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -134,6 +135,8 @@ void FlowNetwork::inject(EndpointId src, EndpointId dst, Bytes size, uint64_t co
     bneck_.push_back(kNoId);
     hpos_.push_back(kNoId);
   }
+  // A slot comes back off its resources and out of the milestone heap.
+  assert(bneck_[id] == kNoId && hpos_[id] == kNoId);
   Flow& f = flows_[id];
   UseList kept = std::move(f.uses);  // its heap buffer, if any, is reused
   f = Flow{};
@@ -514,7 +517,7 @@ void FlowNetwork::solve() {
   // before the counter could wrap within it (a mark must never meet a stale one).
   if (uint64_t{epoch_} + flows_.size() + 2 >= epoch_limit_) renumber_epochs();
   const uint32_t epoch = next_epoch();
-  uint32_t rmark = next_epoch();
+  uint32_t rmark = next_epoch();  // the resources of the current round
   // A flow's first three cache lines: what the solve reads, and up to eight uses.
   auto prefetch_flow = [this](uint32_t id) {
     const char* p = reinterpret_cast<const char*>(&flows_[id]);
@@ -527,10 +530,10 @@ void FlowNetwork::solve() {
     const UseList& uses = flows_[id].uses;
     if (uses.size() <= kInlineUses) return;
     const char* p = reinterpret_cast<const char*>(uses.begin());
-    const char* end = reinterpret_cast<const char*>(uses.end());
-    for (; p < end; p += 64)
-      __builtin_prefetch(p);
-  };  // the resources of the current round
+    const size_t bytes = uses.size() * sizeof(Use);
+    for (size_t at = 0; at < bytes; at += 64)
+      __builtin_prefetch(p + at);
+  };
   set_.clear();
   rlist_.clear();
   // The resources of the set, with the capacity the fixed flows leave them: `gather` adds a set

@@ -105,12 +105,14 @@ class FlowNetwork final : public Backend {
     UseList(const UseList&) = delete;
     UseList& operator=(const UseList&) = delete;
     ~UseList() { free_heap(); }
-    // Replaces the list by [b, e); a heap buffer large enough is kept.
+    // Replaces the list by [b, e): inside the flow when it fits (a heap buffer is freed), else
+    // in the heap buffer, kept while it is large enough.
     void assign(const Use* b, const Use* e) {
       const auto n = static_cast<uint32_t>(e - b);
       if (n > kInlineUses && n > cap_) {
+        Use* grown = new Use[n];  // before anything changes, should it throw
         free_heap();
-        data_ = new Use[n];
+        data_ = grown;
         cap_ = n;
       }
       Use* to = n <= kInlineUses ? inline_ : data_;
@@ -224,7 +226,7 @@ class FlowNetwork final : public Backend {
   void touch(const Flow& f);
   void touch_freed(const Flow& f);
   void solve();
-  // Clears every flow's and resource's marks and starts the epochs again (see epoch_).
+  // Clears every flow's and resource's marks (open_ too) and starts the epochs again (epoch_).
   void renumber_epochs();
   uint32_t next_epoch();
   void schedule_solve(Time at);
@@ -301,8 +303,8 @@ class FlowNetwork final : public Backend {
   std::vector<uint32_t> seeds_;  // resources whose flows changed since the last solve
   std::set<Time> solve_events_;  // kSolve events scheduled and not yet run
   Time last_inline_ = Time::max();
-  // Marks of solve rounds (Flow::mark, Resource::mark) and of seeding (Resource::seeded); both
-  // counters start again, with every mark cleared, before they reach epoch_limit_.
+  // Marks of solve rounds (Flow::mark, open_, Resource::mark) and of seeding (Resource::seeded);
+  // both counters start again, with every mark cleared, before they reach epoch_limit_.
   uint32_t epoch_ = 0;
   uint32_t seed_round_ = 1;
   uint32_t epoch_limit_;
