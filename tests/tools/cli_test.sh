@@ -71,6 +71,9 @@ expect 0 "arg 1: --flag.*arg 2: 7" -- "$mgen" run -n 2 "$programs/compute" --fla
 expect 0 "2 rank\(s\) per node" -- "$mgen" run -n 8 --ppn 2 "$programs/compute.so"
 expect 3 "deadlock: 2 of 3 ranks.*rank 0: MGEN_Recv from rank 1, tag 4, on MGEN_COMM_WORLD" -- "$mgen" run -n 3 "$programs/deadlock"
 expect 3 "rank 0: MGEN_Send: MGEN_ERR_RANK: destination 2 is not a rank" -- "$mgen" run -n 2 "$programs/bad_peer"
+# An MGEN program's non-zero return fails the run, naming the rank, as main's does.
+expect 3 "rank 2 returned 7 from MGEN_Main" -- "$mgen" run -n 4 "$programs/status" 2 7
+expect 0 "predicted time" -- "$mgen" run -n 4 "$programs/status" 2 0
 expect 2 "program 'nowhere' not found" -- "$mgen" run -n 2 nowhere
 expect 2 "need 1000 nodes; the machine .* has 512" -- "$mgen" run -n 1000 "$programs/compute"
 expect 2 "collectives.barrier: unknown algorithm 'fast'" -- "$mgen" run -n 2 --set collectives.barrier=fast "$programs/compute"

@@ -653,7 +653,10 @@ int run(const RunCli& o, const std::vector<std::string>& rest) {
   const mpi::MachineSetup setup{m.network, m.mpi, m.node, m.collectives};
   mpi::RankMain main;
   if (prog.mgen != nullptr) {
-    main = [entry = prog.mgen](int argc, char** argv) { entry(argc, argv); };
+    // A non-zero return fails the run, naming the rank, as main's does.
+    main = [entry = prog.mgen](int argc, char** argv) {
+      mpi::mpi_program_status(entry(argc, argv), false, "MGEN_Main");
+    };
   } else {
     // As a process ends: main returns or calls exit(), the atexit/on_exit handlers run (they
     // may still call MPI), and a non-zero status fails the run, naming the rank.

@@ -872,12 +872,12 @@ void mpi_program_begin() {
 void mpi_program_end() {
   abi::mpi_program_end_impl();
 }
-void mpi_program_status(int status, bool by_exit) {
+void mpi_program_status(int status, bool by_exit, const char* entry) {
   World* w = World::active();
   if (status == 0 || w == nullptr || !w->in_rank()) return;
   const RankId r = w->current().id;
   w->fail(by_exit ? fmt::format("rank {} called exit({})", r, status)
-                  : fmt::format("rank {} returned {} from main", r, status));
+                  : fmt::format("rank {} returned {} from {}", r, status, entry));
 }
 void forget_unwound_frames() {
   runtime::forget_unwound_frames();

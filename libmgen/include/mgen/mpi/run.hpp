@@ -213,9 +213,10 @@ void name_module(const void* base, const std::string& name);
 // CPU time before the first and after the last MPI call counts as computation.
 void mpi_program_begin();
 void mpi_program_end();
-// Then with its exit status (main's return value, or what it passed to exit()): a non-zero one
-// ends the run with an error naming the rank, as mpiexec reports a failed process.
-void mpi_program_status(int status, bool by_exit);
+// Then with its exit status (the return value of `entry`, main or MGEN_Main, or what it passed
+// to exit()): a non-zero one ends the run with an error naming the rank, as mpiexec reports a
+// failed process.
+void mpi_program_status(int status, bool by_exit, const char* entry = "main");
 
 // Thrown through a rank's stack when a recompiled program calls exit(): that rank's main is
 // over (mgen-cc links programs with --wrap=exit); mgen run then runs its exit handlers and
