@@ -507,6 +507,17 @@ uint32_t FlowNetwork::next_epoch() {
   return epoch_;
 }
 
+template <class Take, class Visit>
+void FlowNetwork::walk_members(const std::vector<Member>& ms, const uint32_t* dense, Take take, Visit visit) {
+  const size_t n = ms.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 2 * kAhead < n) __builtin_prefetch(dense + ms[i + 2 * kAhead].flow);
+    if (i + kAhead < n && take(ms[i + kAhead].flow)) prefetch_flow(ms[i + kAhead].flow);
+    if (i + kAhead / 2 < n && take(ms[i + kAhead / 2].flow)) prefetch_heap_uses(ms[i + kAhead / 2].flow);
+    if (take(ms[i].flow)) visit(ms[i].flow);
+  }
+}
+
 // Re-solves the flows on the resources in seeds_ (and whichever outside flows the max-min
 // conditions pull in), holding every other flow's rate fixed.
 void FlowNetwork::solve() {
@@ -660,33 +671,26 @@ void FlowNetwork::solve() {
       }
       pq_.pop();
       level = std::max(level, k);
-      // The set's flows on it, in the order of its members.
-      const std::vector<Member>& ms = r.members;
-      for (size_t i = 0; i < ms.size(); ++i) {
-        // open_ (4 bytes a flow) skips the members outside the set, and those frozen, without
-        // reading the flow. Load ahead: open_, then the flows that will freeze.
-        if (i + 2 * kAhead < ms.size()) __builtin_prefetch(&open_[ms[i + 2 * kAhead].flow]);
-        if (i + kAhead < ms.size() && open_[ms[i + kAhead].flow] == epoch) prefetch_flow(ms[i + kAhead].flow);
-        if (i + kAhead / 2 < ms.size() && open_[ms[i + kAhead / 2].flow] == epoch) {
-          prefetch_heap_uses(ms[i + kAhead / 2].flow);
-        }
-        const Member& m = ms[i];
-        if (open_[m.flow] != epoch) continue;
-        open_[m.flow] = 0;
-        Flow& f = flows_[m.flow];
-        f.new_rate = level;
-        changed += level != f.rate;
-        f.new_bottleneck = rid;
-        ++r.new_b;
-        --unfrozen_flows;
-        for (const Use& u : f.uses) {
-          Resource& q = res_[u.res];
-          q.left -= u.coef * level;
-          q.wsum -= u.coef;
-          --q.unfrozen;
-          q.max_new = std::max(q.max_new, level);
-        }
-      }
+      // The set's flows on it, in the order of its members. open_ (4 bytes a flow) skips the
+      // members outside the set, and those frozen, without reading the flow.
+      walk_members(
+          r.members, open_.data(), [&](uint32_t id) { return open_[id] == epoch; },
+          [&](uint32_t id) {
+            open_[id] = 0;
+            Flow& f = flows_[id];
+            f.new_rate = level;
+            changed += level != f.rate;
+            f.new_bottleneck = rid;
+            ++r.new_b;
+            --unfrozen_flows;
+            for (const Use& u : f.uses) {
+              Resource& q = res_[u.res];
+              q.left -= u.coef * level;
+              q.wsum -= u.coef;
+              --q.unfrozen;
+              q.max_new = std::max(q.max_new, level);
+            }
+          });
     }
 
     // Where the set meets the fixed flows, check the max-min conditions.
@@ -753,9 +757,8 @@ void FlowNetwork::solve() {
   for (size_t i = 0; i < set_.size(); ++i) {
     if (i + kAhead < set_.size()) {
       // A large set is not in the cache any more: load the flow, and the line rerate() reads.
-      const char* ahead = reinterpret_cast<const char*>(&flows_[set_[i + kAhead]]);
-      __builtin_prefetch(ahead);
-      __builtin_prefetch(ahead + 192);
+      __builtin_prefetch(&flows_[set_[i + kAhead]]);
+      prefetch_rate_line(set_[i + kAhead]);
     }
     const uint32_t id = set_[i];
     Flow& f = flows_[id];
@@ -786,7 +789,7 @@ void FlowNetwork::solve() {
     double ahead = 0;
     uint64_t counted = 0;
     for (size_t i = 0; i < set_.size(); ++i) {
-      if (i + kAhead < set_.size()) __builtin_prefetch(reinterpret_cast<const char*>(&flows_[set_[i + kAhead]]) + 192);
+      if (i + kAhead < set_.size()) prefetch_rate_line(set_[i + kAhead]);
       if (hpos_[set_[i]] == kNoId) continue;
       const Flow& f = flows_[set_[i]];
       ahead += static_cast<double>((f.key - now).count_ps());

@@ -226,6 +226,29 @@ class FlowNetwork final : public Backend {
   void touch(const Flow& f);
   void touch_freed(const Flow& f);
   void solve();
+  // Loading ahead in the solve's passes: a flow's first three cache lines (what the solve reads,
+  // and up to eight uses), then, once they have come, a longer route's uses on the heap; the
+  // line of a flow that rerate() and the pacing read.
+  void prefetch_flow(uint32_t id) const {
+    const char* p = reinterpret_cast<const char*>(&flows_[id]);
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + 128);
+  }
+  void prefetch_heap_uses(uint32_t id) const {
+    const UseList& uses = flows_[id].uses;
+    if (uses.size() <= kInlineUses) return;
+    const char* p = reinterpret_cast<const char*>(uses.begin());
+    const size_t bytes = uses.size() * sizeof(Use);
+    for (size_t at = 0; at < bytes; at += 64)
+      __builtin_prefetch(p + at);
+  }
+  void prefetch_rate_line(uint32_t id) const { __builtin_prefetch(&flows_[id].last); }
+  // Visits the members of `ms` that `take` accepts (by flow), in order, loading ahead: the
+  // entry of the dense per-flow array `take` reads 2 x kAhead members ahead, the flows it
+  // accepts kAhead ahead and their uses on the heap kAhead / 2 ahead.
+  template <class Take, class Visit>
+  void walk_members(const std::vector<Member>& ms, const uint32_t* dense, Take take, Visit visit);
   // Clears every flow's and resource's marks (open_ too) and starts the epochs again (epoch_).
   void renumber_epochs();
   uint32_t next_epoch();
