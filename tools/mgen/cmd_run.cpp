@@ -538,6 +538,16 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
                  r.network.paced_waits, mean, r.network.paced_solves);
     }
     if (const std::string note = flow_cost_note(r.network); !note.empty()) fmt::print("                 {}\n", note);
+    // Flows have no buffers. On tori and meshes, where routes are long and pass through many
+    // routers, the packet routers' input FIFOs fill under dense traffic and hold back flows that
+    // max-min keeps going (docs/validation.md, "Buffers").
+    const std::string& kind = m.network.topology.kind;
+    if (kind == "torus" || kind == "mesh") {
+      fmt::print(
+          "                 flows see no router buffers: on this {} ({} per VC) dense exchanges that fill\n"
+          "                 them ran up to 2x slower on the packet backend (docs/validation.md, \"Buffers\")\n",
+          kind, config::format_bytes(m.network.router.vc_buffer));
+    }
   }
   fmt::print("simulation       {} events in {:.3f} s wall ({:.2f} M events/s)\n", r.events, r.wall_s,
              r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s * 1e-6 : 0.0);
