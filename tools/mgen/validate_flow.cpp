@@ -169,30 +169,37 @@ void flow_vs_packet(Context& c) {
             {}};
   Series points{"workloads", {}, "points pt 7"}, diagonal{"flow = packet", {}, "lines"};
   double lo = 1e30, hi = 0;
+  // Runs `w` on the packet backend, then on the flow backend, of the machine `machine` (its
+  // overrides) plus the workload's own; a row in `section` with the flow backend's error, a
+  // point of `series`; returns the error's size.
+  auto compare = [&](const std::string& section, const std::vector<std::string>& machine, const std::string& name,
+                     uint32_t ranks, const Workload& w, double tolerance, Series& series) {
+    std::vector<std::string> over = machine;
+    over.insert(over.end(), w.overrides.begin(), w.overrides.end());
+    over.push_back("network.backend=\"packet\"");
+    double wall_packet = 0, wall_flow = 0;
+    const double packet = predict(c.default_machine(over), ranks, w, wall_packet);
+    over.back() = "network.backend=\"flow\"";
+    const double flow = predict(c.default_machine(over), ranks, w, wall_flow);
+    c.number(section, fmt::format("{}, {} ranks, {}", w.name, ranks, name), packet * 1e6, flow * 1e6, tolerance, "us");
+    c.rows.back().error += fmt::format("  wall {:.2f} s vs {:.2f} s", wall_packet, wall_flow);
+    // The full run takes a while: say what is done.
+    if (!c.quick)
+      std::fprintf(stderr, "%s: %s: %s\n", section.c_str(), c.rows.back().quantity.c_str(),
+                   c.rows.back().error.c_str());
+    series.xy.emplace_back(packet, flow);
+    lo = std::min(lo, packet);
+    hi = std::max(hi, packet);
+    return std::abs((flow - packet) / packet);
+  };
   for (const Machine& mach : machines) {
     for (const uint32_t ranks : sizes) {
       for (const Workload& w : workloads) {
         if (w.kernel && !w.kernel->check(nas::Problem{w.cls, static_cast<int>(ranks), 0}).empty()) continue;
-        std::vector<std::string> over = mach.overrides;
-        over.insert(over.end(), w.overrides.begin(), w.overrides.end());
-        over.push_back("network.backend=\"packet\"");
-        double wall_packet = 0, wall_flow = 0;
-        const double packet = predict(c.default_machine(over), ranks, w, wall_packet);
-        over.back() = "network.backend=\"flow\"";
-        const double flow = predict(c.default_machine(over), ranks, w, wall_flow);
-        const double err = (flow - packet) / packet;
-        errors.push_back(std::abs(err));
+        const double err = compare("flow vs packet", mach.overrides, mach.name, ranks, w, mach.tolerance(), points);
+        errors.push_back(err);
         double& worst = mach.torus ? torus_worst : tree_worst;
-        worst = std::max(worst, std::abs(err));
-        c.number("flow vs packet", fmt::format("{}, {} ranks, {}", w.name, ranks, mach.name), packet * 1e6, flow * 1e6,
-                 mach.tolerance(), "us");
-        c.rows.back().error += fmt::format("  wall {:.2f} s vs {:.2f} s", wall_packet, wall_flow);
-        // The full run takes a while: say what is done.
-        if (!c.quick)
-          std::fprintf(stderr, "flow: %s: %s\n", c.rows.back().quantity.c_str(), c.rows.back().error.c_str());
-        points.xy.emplace_back(packet, flow);
-        lo = std::min(lo, packet);
-        hi = std::max(hi, packet);
+        worst = std::max(worst, err);
       }
     }
   }
@@ -212,27 +219,13 @@ void flow_vs_packet(Context& c) {
   double deep_worst = 0;
   Series deep{"torus, 1 MiB buffers", {}, "points pt 6"};
   const Machine& torus = machines.front();
+  std::vector<std::string> deep_machine = torus.overrides;
+  deep_machine.push_back("router.vc_buffer=\"1MiB\"");
   for (const uint32_t ranks : sizes) {
     for (const Workload& w : workloads) {
       if (w.kernel) continue;
-      std::vector<std::string> over = torus.overrides;
-      over.push_back("router.vc_buffer=\"1MiB\"");
-      over.insert(over.end(), w.overrides.begin(), w.overrides.end());
-      over.push_back("network.backend=\"packet\"");
-      double wall_packet = 0, wall_flow = 0;
-      const double packet = predict(c.default_machine(over), ranks, w, wall_packet);
-      over.back() = "network.backend=\"flow\"";
-      const double flow = predict(c.default_machine(over), ranks, w, wall_flow);
-      deep_worst = std::max(deep_worst, std::abs((flow - packet) / packet));
-      deep.xy.emplace_back(packet, flow);
-      lo = std::min(lo, packet);
-      hi = std::max(hi, packet);
-      c.number("flow vs packet, 1 MiB buffers", fmt::format("{}, {} ranks, {}", w.name, ranks, torus.name),
-               packet * 1e6, flow * 1e6, 0.20, "us");
-      c.rows.back().error += fmt::format("  wall {:.2f} s vs {:.2f} s", wall_packet, wall_flow);
-      if (!c.quick)
-        std::fprintf(stderr, "flow, 1 MiB buffers: %s: %s\n", c.rows.back().quantity.c_str(),
-                     c.rows.back().error.c_str());
+      deep_worst = std::max(deep_worst,
+                            compare("flow vs packet, 1 MiB buffers", deep_machine, torus.name, ranks, w, 0.20, deep));
     }
   }
   c.claim("flow vs packet, 1 MiB buffers", "worst error on the torus at most 20% when buffers hold a message",
