@@ -538,14 +538,15 @@ void print_summary(const std::string& program, const config::MachineConfig& m, c
                  r.network.paced_waits, mean, r.network.paced_solves);
     }
     if (const std::string note = flow_cost_note(r.network); !note.empty()) fmt::print("                 {}\n", note);
-    // Flows have no buffers. On tori and meshes, where routes are long and pass through many
-    // routers, the packet routers' input FIFOs fill under dense traffic and hold back flows that
-    // max-min keeps going (docs/validation.md, "Buffers").
+    // Flows have no buffers. On tori and meshes, where routes pass through many routers, the
+    // packet routers' input FIFOs fill under dense traffic and hold back flows that max-min keeps
+    // going (docs/validation.md, "Buffers").
     const std::string& kind = m.network.topology.kind;
     if (kind == "torus" || kind == "mesh") {
       fmt::print(
-          "                 flows see no router buffers: on this {} ({} per VC) dense exchanges that fill\n"
-          "                 them ran up to 2x slower on the packet backend (docs/validation.md, \"Buffers\")\n",
+          "                 flows model no router buffers: with 16 KiB per VC, dense exchanges on a torus\n"
+          "                 took up to 2x longer on the packet backend (docs/validation.md, \"Buffers\");\n"
+          "                 this {} has {} per VC\n",
           kind, config::format_bytes(m.network.router.vc_buffer));
     }
   }
