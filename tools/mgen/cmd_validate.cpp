@@ -86,26 +86,10 @@ const Reproduction kReproductions[] = {
 
 void write_plot(const Plot& p, const fs::path& dir) {
   const fs::path data = dir / (p.file + ".dat");
-  std::ofstream out(data);
-  for (const Series& s : p.series) {
-    out << "# " << s.title << "\n";
-    for (const auto& [x, y] : s.xy)
-      out << fmt::format("{:.9g} {:.9g}\n", x, y);
-    out << "\n\n";
-  }
-  out.close();
-  std::string plot = "plot ";
-  for (size_t i = 0; i < p.series.size(); ++i) {
-    plot += fmt::format("{}'{}' index {} using 1:2 with {} title '{}'", i ? ", " : "", data.string(), i,
-                        p.series[i].style, p.series[i].title);
-  }
-  const std::string script = fmt::format(
-      "set terminal pngcairo size 900,600 noenhanced; set output '{}'; set title '{}'; set xlabel '{}'; "
-      "set ylabel '{}'; set grid; set key top left; {}{}set style fill solid 0.5; {}",
-      (dir / p.file).string(), p.title, p.xlabel, p.ylabel, p.logx ? "set logscale x 2; " : "",
-      p.logy ? "set logscale y; " : "", plot);
+  const GnuplotInput in = gnuplot_input(p, data.string(), (dir / p.file).string());
+  std::ofstream(data) << in.data;
   const fs::path gp = dir / (p.file + ".gp");
-  std::ofstream(gp) << script << "\n";
+  std::ofstream(gp) << in.script << "\n";
   if (std::system(fmt::format("gnuplot '{}'", gp.string()).c_str()) != 0) {
     throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
   }

@@ -13,6 +13,7 @@
 
 #include "cli_common.hpp"
 #include "mgen/net/network.hpp"
+#include "validate_plot.hpp"
 
 namespace mgen::cli::validate {
 
@@ -20,17 +21,6 @@ struct Row {
   std::string figure, quantity;
   std::string paper, mgen, error;  // as printed
   bool pass = false;
-};
-
-struct Series {
-  std::string title;
-  std::vector<std::pair<double, double>> xy;
-  std::string style = "linespoints";
-};
-struct Plot {
-  std::string file, title, xlabel, ylabel;
-  bool logx = false, logy = false;
-  std::vector<Series> series;
 };
 
 struct Context {
