@@ -529,22 +529,6 @@ void FlowNetwork::solve() {
   if (uint64_t{epoch_} + flows_.size() + 2 >= epoch_limit_) renumber_epochs();
   const uint32_t epoch = next_epoch();
   uint32_t rmark = next_epoch();  // the resources of the current round
-  // A flow's first three cache lines: what the solve reads, and up to eight uses.
-  auto prefetch_flow = [this](uint32_t id) {
-    const char* p = reinterpret_cast<const char*>(&flows_[id]);
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + 64);
-    __builtin_prefetch(p + 128);
-  };
-  // Then, once that has come (kAhead / 2 later), a longer route's uses on the heap.
-  auto prefetch_heap_uses = [this](uint32_t id) {
-    const UseList& uses = flows_[id].uses;
-    if (uses.size() <= kInlineUses) return;
-    const char* p = reinterpret_cast<const char*>(uses.begin());
-    const size_t bytes = uses.size() * sizeof(Use);
-    for (size_t at = 0; at < bytes; at += 64)
-      __builtin_prefetch(p + at);
-  };
   set_.clear();
   rlist_.clear();
   // The resources of the set, with the capacity the fixed flows leave them: `gather` adds a set
@@ -599,21 +583,14 @@ void FlowNetwork::solve() {
     const bool all = !hol_.empty() && hol_[r].all;
     if (all) hol_[r].all = false;
     if (reference_) continue;
-    const std::vector<Member>& ms = res_[r].members;
-    for (size_t i = 0; i < ms.size(); ++i) {
-      // Load ahead: the bottlenecks, then the flows that will be added.
-      if (i + 2 * kAhead < ms.size()) __builtin_prefetch(&bneck_[ms[i + 2 * kAhead].flow]);
-      if (i + kAhead < ms.size()) {
-        const uint32_t a = ms[i + kAhead].flow, ab = bneck_[a];
-        if (all || ab == kNoId || ab == r) prefetch_flow(a);
-      }
-      if (i + kAhead / 2 < ms.size()) {
-        const uint32_t a = ms[i + kAhead / 2].flow, ab = bneck_[a];
-        if (all || ab == kNoId || ab == r) prefetch_heap_uses(a);
-      }
-      const uint32_t b = bneck_[ms[i].flow];
-      if (all || b == kNoId || b == r) add_flow(ms[i].flow);
-    }
+    // Its members not bottlenecked elsewhere (bneck_, 4 bytes a member, read without the flow).
+    walk_members(
+        res_[r].members, bneck_.data(),
+        [&](uint32_t id) {
+          const uint32_t b = bneck_[id];
+          return all || b == kNoId || b == r;
+        },
+        add_flow);
   }
   seeds_.clear();
   if (++seed_round_ == epoch_limit_) {
