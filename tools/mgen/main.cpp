@@ -11,10 +11,12 @@
 #include "mgen/config/units.hpp"
 #include "mgen/net/config.hpp"
 #include "mgen/trace/reader.hpp"
+#include "mpich.hpp"
 #include "resources.hpp"
 
-int main(int argc, char** argv) {
-  mgen::cli::restart_with_huge_pages(argv);
+namespace {
+
+int run_mgen(int argc, char** argv) {
   CLI::App app{"mgen: performance prediction of MPI applications on modelled parallel machines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "mgen 0.1.0");
@@ -83,4 +85,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mgen::cli::restart_with_huge_pages(argv);
+  const int status = run_mgen(argc, argv);
+  // A process of an mpiexec launch that fails before the launch is set up (a bad option, a
+  // refused command) must not end before mpiexec has forwarded its stdin (mpich.hpp).
+  if (status != 0) mgen::cli::outlive_stdin_forwarding();
+  return status;
 }

@@ -47,16 +47,18 @@ int launch_size(const char* command) {
   return env_int("PMI_SIZE", 1);
 }
 
+void outlive_stdin_forwarding() {
+  if (std::getenv("PMI_SIZE") == nullptr) return;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
 void refuse_launch(const char* command) {
   const int size = launch_size(command);
   if (size <= 1) return;
-  // MPICH's mpiexec (hydra 4.0) forwards its standard input to rank 0's proxy once the
-  // processes have started (from /dev/null: one empty message). When every process of that proxy
-  // has already exited, the write meets a closed socket and SIGPIPE kills mpiexec before it
-  // passes on the line it holds: status 141, nothing said, about 1 launch in 100 on a busy
-  // machine. Outliving the exchange avoids it (tests/tools/partition_test.sh).
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  if (env_int("PMI_RANK", 0) != 0) std::exit(2);
+  if (env_int("PMI_RANK", 0) != 0) {
+    outlive_stdin_forwarding();
+    std::exit(2);
+  }
   throw std::invalid_argument(
       fmt::format("{}: started by mpiexec with {} processes, but it runs its jobs in one process (each would run "
                   "them all again); run it without mpiexec. Over an mpiexec's processes: mgen run, nas and replay "

@@ -27,6 +27,14 @@ int launch_size(const char* command);
 // first process says it, the others stop without a word.
 void refuse_launch(const char* command);
 
+// Under an mpiexec launch (PMI_SIZE set), waits 200 ms; else returns at once. MPICH's mpiexec
+// (hydra 4.0) forwards its standard input to rank 0's proxy once the processes have started
+// (from /dev/null: one empty message). When every process of that proxy has exited first, the
+// write meets a closed socket and SIGPIPE kills mpiexec before it passes on the output it holds:
+// status 141, nothing said, about 1 launch in 100 on a busy machine. A process that exits
+// without MPI_Init (whose exchange with mpiexec takes longer) calls this first.
+void outlive_stdin_forwarding();
+
 class Mpich;
 
 // A job command (run, nas, replay) under an mpiexec of several processes: runs `body` with the
