@@ -143,9 +143,10 @@ struct BackendEntry {
 // kAutoPacketRanks ranks on a fat tree or crossbar, which get the flow model (contention at
 // message-level cost; NAS kernels within 1% of the packet model, every case of the validation
 // table within 8.3%, docs/validation.md). On meshes and tori the flow model is optimistic under
-// heavy load (up to 50%: it does not model the routers' round robin starving traffic that
-// passes through), so auto keeps the packet model there at every size. Never a contention-blind backend: analytic
-// and dimemas are only used when named. A NetworkModel built without a job (the traffic
+// heavy load (up to 50% with 16 KiB per VC: the routers' buffers fill and stall the traffic
+// behind them, which max-min sharing does not model; docs/validation.md, "Buffers"), so auto
+// keeps the packet model there at every size. Never a contention-blind backend: analytic and
+// dimemas are only used when named. A NetworkModel built without a job (the traffic
 // generator) resolves "auto" to the packet model.
 inline constexpr uint64_t kAutoPacketRanks = 256;
 inline const char* auto_backend(uint64_t ranks, const std::string& topology_kind) {
