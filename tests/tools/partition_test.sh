@@ -74,16 +74,19 @@ if command -v mpiexec >/dev/null; then
   expect 2 "runs its jobs in one process" -- timeout 120 mpiexec -n 2 "$mgen" whatif
   # The refusing processes outlive mpiexec's forwarding of its stdin to the proxy (200 ms): exiting
   # at once let mpiexec die of SIGPIPE before forwarding the line, about 1 launch in 100 under
-  # load (status 141, nothing said; tools/mgen/mpich.hpp, outlive_stdin_forwarding).
-  start=$(date +%s%N)
-  out=$(timeout 120 mpiexec -n 2 "$mgen" whatif 2>&1)
-  took=$((($(date +%s%N) - start) / 1000000))
+  # load (status 141, nothing said; tools/mgen/mpich.hpp, outlive_stdin_forwarding). So does a
+  # process that fails on its command line, before any launch code runs.
+  # launched_ms COMMAND...: runs it under mpiexec -n 2; its output in $out, its wall time in $took.
+  launched_ms() {
+    local start
+    start=$(date +%s%N)
+    out=$(timeout 120 mpiexec -n 2 "$@" 2>&1)
+    took=$((($(date +%s%N) - start) / 1000000))
+  }
+  launched_ms "$mgen" whatif
   [ "$(grep -c "runs its jobs in one process" <<<"$out")" -eq 1 ] || fail "whatif under mpiexec: said it $(grep -c "runs its" <<<"$out") times"
   [ "$took" -ge 200 ] || fail "whatif under mpiexec: the launch ended after $took ms, before mpiexec had forwarded its stdin (200 ms)"
-  # The same for a process that fails on its command line, before any launch code runs.
-  start=$(date +%s%N)
-  out=$(timeout 120 mpiexec -n 2 "$mgen" info --no-such-option 2>&1)
-  took=$((($(date +%s%N) - start) / 1000000))
+  launched_ms "$mgen" info --no-such-option
   grep -q "no-such-option" <<<"$out" || fail "a bad option under mpiexec: not said: $out"
   [ "$took" -ge 200 ] || fail "a bad option under mpiexec: the launch ended after $took ms, before mpiexec had forwarded its stdin (200 ms)"
 fi

@@ -26,6 +26,10 @@ constexpr int kOpMin = 0x58000002;
 constexpr int kOpSum = 0x58000003;
 constexpr int kThreadFunneled = 1;
 
+// How long a process of an mpiexec launch that is about to end lets the launcher catch up:
+// forward its stdin (outlive_stdin_forwarding) or pass on a line before MPI_Abort (run_launched).
+constexpr std::chrono::milliseconds kLauncherGrace{200};
+
 int count_of(size_t bytes) {
   if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
     throw std::runtime_error(fmt::format("{} bytes to send at once: more than one MPI call carries", bytes));
@@ -49,7 +53,7 @@ int launch_size(const char* command) {
 
 void outlive_stdin_forwarding() {
   if (std::getenv("PMI_SIZE") == nullptr) return;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::this_thread::sleep_for(kLauncherGrace);
 }
 
 void refuse_launch(const char* command) {
@@ -98,7 +102,7 @@ int run_launched(const char* command, const std::function<int()>& body) {
     }
     // mpiexec forwards a process's output through its proxy, which MPI_Abort kills: give it a
     // moment to pass the line on (without it, about one failing launch in four said nothing).
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(kLauncherGrace);
     mpi.abort(usage ? 2 : 1);
   }
 }
